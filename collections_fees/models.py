@@ -1,0 +1,79 @@
+"""Fee schedules (versioned, never edited) and the collection log (append-only)."""
+
+from django.db import models
+from django.db.models import Q
+
+
+class FeeSchedule(models.Model):
+    PAYERS = [(p, p) for p in ("all_players", "players_not_pd", "pd_only")]
+    PLAYER_BASES = [(b, b) for b in ("ante", "initial_total")]
+    PD_BASES = [(b, b) for b in ("per_betting_square", "total_table_action")]
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="fee_schedules")
+    version = models.PositiveIntegerField()
+    payers = models.CharField(max_length=16, choices=PAYERS)
+    player_basis = models.CharField(max_length=16, choices=PLAYER_BASES)
+    pd_basis = models.CharField(max_length=20, choices=PD_BASES)
+    effective_from = models.DateTimeField()
+    created_by = models.CharField(max_length=150)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "version"], name="fee_schedule_version_unique")]
+
+    def to_config(self, rates=None) -> dict:
+        rates = self.rates.order_by("index") if rates is None else rates
+        return {
+            "payers": self.payers,
+            "player_basis": self.player_basis,
+            "pd_basis": self.pd_basis,
+            "rates": [{"min": r.min, "max": r.max, "player_fee": r.player_fee, "pd_fee": r.pd_fee} for r in rates],
+        }
+
+
+class FeeRate(models.Model):
+    """A collection rate; the regulation allows at most five per table (index 1..5)."""
+
+    schedule = models.ForeignKey(FeeSchedule, on_delete=models.PROTECT, related_name="rates")
+    index = models.PositiveSmallIntegerField()
+    min = models.PositiveBigIntegerField()
+    max = models.PositiveBigIntegerField()
+    player_fee = models.PositiveBigIntegerField()
+    pd_fee = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["schedule", "index"], name="fee_rate_index_unique"),
+            models.CheckConstraint(condition=Q(index__gte=1, index__lte=5), name="at_most_five_fee_rates"),
+            models.CheckConstraint(condition=Q(min__lte=models.F("max")), name="fee_rate_min_le_max"),
+        ]
+
+
+class CollectionEntry(models.Model):
+    """One fee line (kind=fee) or its refund (kind=refund, pointing at the fee)."""
+
+    KINDS = [("fee", "fee"), ("refund", "refund")]
+    PAYERS = [("player", "player"), ("player_dealer", "player_dealer")]
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="collections")
+    round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, related_name="collections")
+    event = models.ForeignKey("tables.TableEvent", on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=8, choices=KINDS)
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64)
+    payer = models.CharField(max_length=16, choices=PAYERS)
+    amount = models.PositiveBigIntegerField(help_text="cents; a refund gives back this amount")
+    basis = models.PositiveBigIntegerField()
+    rate_index = models.PositiveSmallIntegerField()
+    schedule = models.ForeignKey(FeeSchedule, on_delete=models.PROTECT, related_name="+")
+    refund_of = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="refund")
+    reason = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="fee", refund_of__isnull=True) | Q(kind="refund", refund_of__isnull=False),
+                name="refund_points_at_fee",
+            ),
+        ]

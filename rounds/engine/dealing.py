@@ -1,0 +1,38 @@
+"""Dealing procedures: which position each card of a dealt sequence goes to (section 4).
+
+"Players" are the seats holding Ante and Blind, in seat order starting at seat 1 (the
+house dealer's left, where dealing starts); the player-dealer is served after them.
+"""
+
+from dataclasses import dataclass
+
+PROCEDURES = ("shoe", "shuffler", "community_first")
+
+
+@dataclass(frozen=True)
+class Deal:
+    holes: dict[int, tuple[str, str]]  # player seat -> hole cards
+    player_dealer: tuple[str, str]
+    community: tuple[str, ...]  # flop (3), then turn and river
+
+
+def cards_needed(player_count: int) -> int:
+    return 2 * player_count + 2 + 5
+
+
+def assign(procedure: str, cards: list[str], player_seats: list[int]) -> Deal:
+    """Assign a full sequence (length `cards_needed`) to positions by the procedure."""
+    seats = sorted(player_seats)
+    n = len(seats)
+    if procedure == "shoe":
+        first, second = cards[:n + 1], cards[n + 1:2 * n + 2]
+        holes = {seat: (first[i], second[i]) for i, seat in enumerate(seats)}
+        return Deal(holes, (first[n], second[n]), tuple(cards[2 * n + 2:]))
+    if procedure == "shuffler":
+        holes = {seat: (cards[2 * i], cards[2 * i + 1]) for i, seat in enumerate(seats)}
+        return Deal(holes, (cards[2 * n], cards[2 * n + 1]), tuple(cards[2 * n + 2:]))
+    if procedure == "community_first":
+        rest = cards[5:]
+        holes = {seat: (rest[2 * i], rest[2 * i + 1]) for i, seat in enumerate(seats)}
+        return Deal(holes, (rest[2 * n], rest[2 * n + 1]), tuple(cards[:5]))
+    raise ValueError(f"unknown dealing procedure {procedure!r}")

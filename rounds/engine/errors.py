@@ -1,0 +1,26 @@
+"""The one error type of the engine: a stable code (commands.md) and a human message."""
+
+ERROR_CODES = frozenset(
+    """
+    invalid_command wrong_state unknown_seat seat_taken seat_empty player_already_seated
+    seat_is_player_dealer not_in_round no_player_dealer no_players invalid_amount
+    below_table_min above_table_max blind_must_equal_ante invalid_play_multiple
+    already_decided decisions_pending invalid_card duplicate_card wrong_card_count
+    missing_cards card_mismatch rotation_limit not_offered offer_pending approval_required
+    not_authorized stale_version
+    """.split()
+)
+
+
+class CommandError(Exception):
+    """A command was refused. Nothing it touched may have changed."""
+
+    def __init__(self, code: str, message: str):
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def as_result(self) -> dict:
+        return {"ok": False, "error": {"code": self.code, "message": self.message}}

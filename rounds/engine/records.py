@@ -1,0 +1,103 @@
+"""What the engine reports after an accepted command, for the ledger and for live screens.
+
+Each record is a fact the command service writes as rows (rounds, wagers, decisions,
+cards, settlement lines, collection entries, rotation entries) and sends to subscribers
+after commit. Records are plain data: the engine never knows about the database.
+"""
+
+from dataclasses import asdict, dataclass
+
+from .fees import FeeLine
+from .settlement import Settlement
+
+
+@dataclass(frozen=True)
+class Record:
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Seated(Record):
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True)
+class Left(Record):
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True)
+class RotationEntry(Record):
+    """offer, accept, decline, pass, limit_reached, stopped (no player-dealer)."""
+
+    action: str
+    seat: int | None
+    player: str | None
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class RoundOpened(Record):
+    round: int
+    bank: int
+    pd_seat: int
+    pd_player: str
+
+
+@dataclass(frozen=True)
+class WagerSnapshot:
+    seat: int
+    player: str
+    ante: int
+    blind: int
+    trips: int
+
+
+@dataclass(frozen=True)
+class BetsClosed(Record):
+    round: int
+    deck: str
+    wagers: tuple[WagerSnapshot, ...]
+    fees: tuple[FeeLine, ...]
+
+
+@dataclass(frozen=True)
+class CardsDealt(Record):
+    """Cards that became known: by a deal, a reveal, or showdown entry. position is
+    'community', 'player_dealer' or a seat number as a string."""
+
+    round: int
+    cards: tuple[tuple[str, int, str], ...]  # (position, index 0-based, card)
+    source: str  # dealt, shuffled, entered
+
+
+@dataclass(frozen=True)
+class Decided(Record):
+    round: int
+    seat: int
+    player: str
+    street: str
+    action: str  # check, play, fold
+    amount: int  # the Play wager, 0 for check/fold
+
+
+@dataclass(frozen=True)
+class RoundSettled(Record):
+    round: int
+    settlement: Settlement
+    fee_refunds: tuple[FeeLine, ...]
+
+
+@dataclass(frozen=True)
+class RoundVoided(Record):
+    round: int
+    reason: str
+    approved_by: str
+    fee_refunds: tuple[FeeLine, ...]

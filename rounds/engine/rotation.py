@@ -1,0 +1,81 @@
+"""Player-dealer rotation (game-rules section 2).
+
+The limit follows the person, not the chair: `streak_player` banked the last `streak`
+settled rounds in a row (voided rounds do not count). That person may not bank again
+while the streak is at the limit, until someone else has banked a round. This one rule
+is what makes a third consecutive bank impossible, whoever asks.
+
+Offers go clockwise in a *cycle*: each person is offered at most once per cycle; a
+player-dealer who passed under the limit is offered last and may take the bank back;
+when nobody is left to offer, the game stops ("no player-dealer") until the house
+starts a new cycle with `offer_bank`.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Rotation:
+    limit: int = 2
+    pd_seat: int | None = None
+    pd_player: str | None = None
+    offer_seat: int | None = None
+    offered: list[str] = field(default_factory=list)  # persons offered in this cycle
+    passer: str | None = None  # passed under the limit: offered last in this cycle
+    streak_player: str | None = None
+    streak: int = 0
+    stopped: bool = False  # every eligible seat declined: the game stops
+
+    def eligible(self, player: str) -> bool:
+        return not (player == self.streak_player and self.streak >= self.limit)
+
+    def start_cycle(self, occupants: dict[int, str], seat_count: int, after_seat: int, passer: str | None = None):
+        """Begin offering clockwise from the seat after `after_seat`; returns the offered seat."""
+        self.pd_seat = self.pd_player = None
+        self.offered = []
+        self.passer = passer
+        return self._offer_next(occupants, seat_count, after_seat)
+
+    def offer_to(self, seat: int, player: str) -> None:
+        """The house's own choice of the first seat (a table's first round, or a restart)."""
+        self.offered = [player]
+        self.passer = None
+        self.offer_seat = seat
+        self.stopped = False
+
+    def decline(self, occupants: dict[int, str], seat_count: int) -> int | None:
+        return self._offer_next(occupants, seat_count, self.offer_seat)
+
+    def accept(self, seat: int, player: str) -> None:
+        self.pd_seat, self.pd_player = seat, player
+        self.offer_seat, self.offered, self.passer, self.stopped = None, [], None, False
+
+    def round_banked(self, player: str) -> None:
+        """A settled round counts for the player-dealer's streak."""
+        if player == self.streak_player:
+            self.streak += 1
+        else:
+            self.streak_player, self.streak = player, 1
+
+    @property
+    def pd_at_limit(self) -> bool:
+        return self.pd_player is not None and not self.eligible(self.pd_player)
+
+    def _offer_next(self, occupants: dict[int, str], seat_count: int, after_seat: int) -> int | None:
+        clockwise = [(after_seat + k - 1) % seat_count + 1 for k in range(1, seat_count + 1)]
+        for seat in clockwise:
+            player = occupants.get(seat)
+            if player and player not in self.offered and player != self.passer and self.eligible(player):
+                return self._offer(seat, player)
+        for seat in clockwise:
+            player = occupants.get(seat)
+            if player and player == self.passer and player not in self.offered and self.eligible(player):
+                return self._offer(seat, player)
+        self.offer_seat, self.stopped = None, True
+        return None
+
+    def _offer(self, seat: int, player: str) -> int:
+        self.offered.append(player)
+        self.offer_seat = seat
+        self.stopped = False
+        return seat

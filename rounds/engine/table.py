@@ -1,0 +1,697 @@
+"""A table as a state machine: one command in, a result and ledger records out.
+
+`TableGame.apply` works on a copy of the state: a refused command raises CommandError
+and leaves the game exactly as it was. The state is plain data so the command service
+can store it with the table row (`to_dict` / `from_dict`).
+"""
+
+import copy
+import random
+from dataclasses import dataclass, field
+
+from . import dealing
+from .cards import DECK, parse_cards
+from .errors import CommandError
+from .fees import FeeLine, FeeSchedule, PlayerWager, assess_fees, fee_schedule_from_config
+from .paytables import PayTable, paytable_from_config
+from .records import (
+    BetsClosed,
+    CardsDealt,
+    Decided,
+    Left,
+    Record,
+    RotationEntry,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    Seated,
+    WagerSnapshot,
+)
+from .rotation import Rotation
+from .settlement import PlayerHand, Settlement, settle
+
+MIN_SEATS, MAX_SEATS = 2, 8
+STREETS = ("preflop", "flop", "river")
+PLAY_MULTIPLES = {"preflop": (3, 4), "flop": (2,), "river": (1,)}
+
+
+# --- configuration -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    ante_min: int | None = None
+    ante_max: int | None = None
+    trips_min: int | None = None
+    trips_max: int | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    seats: int
+    paytable: PayTable
+    limits: Limits = Limits()
+    dealing: str = "shuffler"
+    max_consecutive_banks: int = 2
+    fee_schedule: FeeSchedule | None = None
+
+    @classmethod
+    def from_config(cls, value: dict) -> "TableConfig":
+        """Check a table configuration (the replay file's `table`, less its name)."""
+        if not isinstance(value, dict):
+            raise CommandError("invalid_command", "the table configuration must be an object")
+        seats = value.get("seats")
+        if type(seats) is not int or not MIN_SEATS <= seats <= MAX_SEATS:
+            raise CommandError("invalid_command", f"seats must be a whole number from {MIN_SEATS} to {MAX_SEATS}")
+        limits = value.get("limits") or {}
+        if not isinstance(limits, dict):
+            raise CommandError("invalid_command", "limits must be an object")
+        names = ("ante_min", "ante_max", "trips_min", "trips_max")
+        unknown = set(limits) - set(names)
+        if unknown:
+            raise CommandError("invalid_command", f"unknown limits {sorted(unknown)}")
+        for name in names:
+            v = limits.get(name)
+            if v is not None and (type(v) is not int or v <= 0):
+                raise CommandError("invalid_command", f"limit {name} must be a positive amount in cents")
+        for low, high in (("ante_min", "ante_max"), ("trips_min", "trips_max")):
+            if limits.get(low) and limits.get(high) and limits[low] > limits[high]:
+                raise CommandError("invalid_command", f"{low} is above {high}")
+        procedure = value.get("dealing", "shuffler")
+        if procedure not in dealing.PROCEDURES:
+            raise CommandError("invalid_command", f"dealing must be one of {', '.join(dealing.PROCEDURES)}")
+        max_banks = value.get("max_consecutive_banks", 2)
+        if max_banks not in (1, 2) or type(max_banks) is not int:
+            # The regulation allows two consecutive banks at most; a house may say one.
+            raise CommandError("invalid_command", "max_consecutive_banks must be 1 or 2")
+        return cls(
+            seats=seats,
+            paytable=paytable_from_config(value.get("paytable")),
+            limits=Limits(**{n: limits.get(n) for n in names}),
+            dealing=procedure,
+            max_consecutive_banks=max_banks,
+            fee_schedule=fee_schedule_from_config(value.get("fee_schedule")),
+        )
+
+    def to_config(self) -> dict:
+        return {
+            "seats": self.seats,
+            "paytable": self.paytable.to_config(),
+            "limits": {k: v for k, v in vars(self.limits).items() if v is not None},
+            "dealing": self.dealing,
+            "max_consecutive_banks": self.max_consecutive_banks,
+            "fee_schedule": self.fee_schedule.to_config() if self.fee_schedule else None,
+        }
+
+
+# --- state ---------------------------------------------------------------------------
+
+
+@dataclass
+class SeatInRound:
+    seat: int
+    player: str
+    ante: int
+    blind: int
+    trips: int = 0
+    play: int = 0
+    checked: list[str] = field(default_factory=list)  # streets this player checked on
+    folded: bool = False
+    hole: list[str] | None = None
+
+    def owes_decision(self, street: str) -> bool:
+        return not self.folded and not self.play and street not in self.checked
+
+
+@dataclass
+class RoundState:
+    number: int
+    bank: int
+    pd_seat: int
+    pd_player: str
+    phase: str = "betting"  # betting, preflop, flop, river, showdown
+    seats: dict[int, SeatInRound] = field(default_factory=dict)
+    deck: str | None = None
+    fees: list[FeeLine] = field(default_factory=list)
+    dealt: bool = False
+    pending_community: list[str] = field(default_factory=list)  # dealt, not yet revealed
+    community: list[str] = field(default_factory=list)
+    pd_hole: list[str] | None = None
+    decisions_made: int = 0
+
+    def known_cards(self) -> set[str]:
+        cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())
+        for s in self.seats.values():
+            cards |= set(s.hole or ())
+        return cards
+
+
+@dataclass
+class TableGame:
+    config: TableConfig
+    occupants: dict[int, str] = field(default_factory=dict)
+    rotation: Rotation = field(default_factory=Rotation)
+    round: RoundState | None = None
+    rounds_opened: int = 0
+    last_deck: str | None = None
+
+    @classmethod
+    def new(cls, config: TableConfig) -> "TableGame":
+        return cls(config=config, rotation=Rotation(limit=config.max_consecutive_banks))
+
+    def with_config(self, config: TableConfig) -> "TableGame":
+        """The same table under a new configuration version (between rounds)."""
+        game = copy.deepcopy(self)
+        game.config = config
+        game.rotation.limit = config.max_consecutive_banks
+        return game
+
+    # -- applying commands --
+
+    def apply(self, command, *, rng: random.Random | None = None) -> tuple["TableGame", dict, list[Record]]:
+        """Apply one command to a copy of this game: (new game, ok result, records)."""
+        if not isinstance(command, dict):
+            raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
+        kind = command.get("type")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            raise CommandError("invalid_command", f"unknown command type {kind!r}")
+        game = copy.deepcopy(self)
+        step = _Step(game, command, rng or random.SystemRandom())
+        result = handler(step)
+        return game, {"ok": True, **result}, step.records
+
+    # -- views used by the service and the live screens --
+
+    @property
+    def phase(self) -> str:
+        return self.round.phase if self.round else "between_rounds"
+
+    def to_dict(self) -> dict:
+        return {
+            "config": self.config.to_config(),
+            "occupants": {str(k): v for k, v in self.occupants.items()},
+            "rotation": vars(self.rotation).copy(),
+            "round": _round_to_dict(self.round) if self.round else None,
+            "rounds_opened": self.rounds_opened,
+            "last_deck": self.last_deck,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TableGame":
+        rnd = data["round"]
+        return cls(
+            config=TableConfig.from_config(data["config"]),
+            occupants={int(k): v for k, v in data["occupants"].items()},
+            rotation=Rotation(**data["rotation"]),
+            round=_round_from_dict(rnd) if rnd else None,
+            rounds_opened=data["rounds_opened"],
+            last_deck=data["last_deck"],
+        )
+
+
+def _round_to_dict(r: RoundState) -> dict:
+    d = vars(r).copy()
+    d["seats"] = {str(k): vars(s).copy() for k, s in r.seats.items()}
+    d["fees"] = [vars(f).copy() for f in r.fees]
+    return d
+
+
+def _round_from_dict(d: dict) -> RoundState:
+    d = dict(d)
+    d["seats"] = {int(k): SeatInRound(**s) for k, s in d["seats"].items()}
+    d["fees"] = [FeeLine(**f) for f in d["fees"]]
+    return RoundState(**d)
+
+
+# --- command handlers ----------------------------------------------------------------
+
+
+class _Step:
+    """One command being applied: field readers that raise the stable error codes."""
+
+    def __init__(self, game: TableGame, command: dict, rng: random.Random):
+        self.game, self.command, self.rng = game, command, rng
+        self.records: list[Record] = []
+
+    def emit(self, record: Record) -> None:
+        self.records.append(record)
+
+    def seat(self) -> int:
+        seat = self.command.get("seat")
+        if type(seat) is not int:
+            raise CommandError("invalid_command", "'seat' must be a seat number")
+        if not 1 <= seat <= self.game.config.seats:
+            raise CommandError("unknown_seat", f"seat {seat} does not exist: this table has seats 1 to {self.game.config.seats}")
+        return seat
+
+    def occupied_seat(self) -> tuple[int, str]:
+        seat = self.seat()
+        player = self.game.occupants.get(seat)
+        if player is None:
+            raise CommandError("seat_empty", f"seat {seat} is empty")
+        return seat, player
+
+    def amount(self, name: str, *, required: bool) -> int | None:
+        if name not in self.command or self.command[name] is None:
+            if required:
+                raise CommandError("invalid_command", f"'{name}' is required")
+            return None
+        value = self.command[name]
+        if type(value) is not int or value <= 0:
+            raise CommandError("invalid_amount", f"{name} must be a positive whole number of cents, got {value!r}")
+        return value
+
+    def text(self, name: str) -> str:
+        value = self.command.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise CommandError("invalid_command", f"'{name}' must be a non-empty text")
+        return value.strip()
+
+    def round(self, *phases: str) -> RoundState:
+        rnd = self.game.round
+        if rnd is None:
+            raise CommandError("wrong_state", f"no round is in progress ({self.command['type']} needs one)")
+        if phases and rnd.phase not in phases:
+            raise CommandError("wrong_state", f"{self.command['type']} is not allowed during {rnd.phase}")
+        return rnd
+
+    def player_in_round(self, rnd: RoundState) -> SeatInRound:
+        seat, _ = self.occupied_seat()
+        if seat == rnd.pd_seat:
+            raise CommandError("seat_is_player_dealer", f"seat {seat} is the player-dealer")
+        entry = rnd.seats.get(seat)
+        if entry is None:
+            raise CommandError("not_in_round", f"seat {seat} has no wager in this round")
+        return entry
+
+    def no_round(self) -> None:
+        if self.game.round is not None:
+            raise CommandError("wrong_state", f"{self.command['type']} is only allowed between rounds")
+
+
+def _sit(step: _Step) -> dict:
+    game = step.game
+    seat = step.seat()
+    player = step.text("player")
+    if seat in game.occupants:
+        raise CommandError("seat_taken", f"seat {seat} is taken by {game.occupants[seat]}")
+    if player in game.occupants.values():
+        raise CommandError("player_already_seated", f"{player} is already seated at this table")
+    game.occupants[seat] = player
+    step.emit(Seated(seat, player))
+    return {}
+
+
+def _leave(step: _Step) -> dict:
+    game, rot = step.game, step.game.rotation
+    seat, player = step.occupied_seat()
+    rnd = game.round
+    if rnd is not None:
+        if seat == rnd.pd_seat:
+            raise CommandError("seat_is_player_dealer", "the player-dealer cannot leave during a round")
+        if seat in rnd.seats:
+            raise CommandError("wrong_state", f"seat {seat} has wagers in this round; withdraw them or finish the round")
+    del game.occupants[seat]
+    step.emit(Left(seat, player))
+    if seat == rot.pd_seat:
+        offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=seat)
+        _emit_offer(step, offer)
+        return {"offer": offer}
+    if seat == rot.offer_seat:
+        step.emit(RotationEntry("decline", seat, player))
+        offer = rot.decline(game.occupants, game.config.seats)
+        _emit_offer(step, offer)
+        return {"offer": offer}
+    return {}
+
+
+def _emit_offer(step: _Step, offer: int | None) -> None:
+    if offer is None:
+        step.emit(RotationEntry("stopped", None, None))
+    else:
+        step.emit(RotationEntry("offer", offer, step.game.occupants[offer]))
+
+
+def _offer_bank(step: _Step) -> dict:
+    game, rot = step.game, step.game.rotation
+    seat = step.seat()
+    if rot.pd_seat is not None:
+        raise CommandError("wrong_state", f"seat {rot.pd_seat} is the player-dealer; the bank is offered when it passes")
+    if rot.offer_seat is not None:
+        raise CommandError("offer_pending", f"the bank is already offered to seat {rot.offer_seat}")
+    seat, player = step.occupied_seat()
+    if not rot.eligible(player):
+        raise CommandError("rotation_limit", f"{player} has banked {rot.streak} consecutive rounds, the limit")
+    rot.offer_to(seat, player)
+    step.emit(RotationEntry("offer", seat, player))
+    return {"offer": seat}
+
+
+def _offered_seat(step: _Step) -> tuple[int, str]:
+    rot = step.game.rotation
+    seat = step.seat()
+    if rot.offer_seat != seat:
+        held = f"seat {rot.offer_seat} holds the offer" if rot.offer_seat else "no offer is pending"
+        raise CommandError("not_offered", f"seat {seat} has not been offered the bank: {held}")
+    return step.occupied_seat()
+
+
+def _accept_bank(step: _Step) -> dict:
+    seat, player = _offered_seat(step)
+    rot = step.game.rotation
+    if not rot.eligible(player):  # offers only go to eligible persons; kept as a last guard
+        raise CommandError("rotation_limit", f"{player} may not bank another consecutive round")
+    rot.accept(seat, player)
+    step.emit(RotationEntry("accept", seat, player))
+    return {"player_dealer": seat}
+
+
+def _decline_bank(step: _Step) -> dict:
+    seat, player = _offered_seat(step)
+    game = step.game
+    step.emit(RotationEntry("decline", seat, player))
+    offer = game.rotation.decline(game.occupants, game.config.seats)
+    _emit_offer(step, offer)
+    return {"offer": offer}
+
+
+def _pass_bank(step: _Step) -> dict:
+    game, rot = step.game, step.game.rotation
+    if rot.pd_seat is None:
+        raise CommandError("no_player_dealer", "there is no player-dealer to pass the bank")
+    step.no_round()
+    seat, player = rot.pd_seat, rot.pd_player
+    step.emit(RotationEntry("pass", seat, player))
+    # A player-dealer under the limit is offered last and may take the bank back.
+    offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=seat, passer=player)
+    _emit_offer(step, offer)
+    return {"offer": offer}
+
+
+def _open_round(step: _Step) -> dict:
+    game, rot = step.game, step.game.rotation
+    step.no_round()
+    if rot.pd_seat is None:
+        if rot.offer_seat is not None:
+            raise CommandError("offer_pending", f"seat {rot.offer_seat} has not answered the offer of the bank")
+        raise CommandError("no_player_dealer", "no player-dealer: the bank must be offered and accepted first")
+    bank = step.amount("bank", required=True)
+    if rot.pd_at_limit:
+        raise CommandError("rotation_limit", f"{rot.pd_player} has banked the limit of consecutive rounds")
+    if len(game.occupants) < 2:
+        raise CommandError("no_players", "a round needs at least one player besides the player-dealer")
+    game.rounds_opened += 1
+    game.round = RoundState(number=game.rounds_opened, bank=bank, pd_seat=rot.pd_seat, pd_player=rot.pd_player)
+    step.emit(RoundOpened(game.rounds_opened, bank, rot.pd_seat, rot.pd_player))
+    return {"round": game.rounds_opened}
+
+
+def _wager(step: _Step) -> dict:
+    game, limits = step.game, step.game.config.limits
+    step.seat()
+    rnd = step.round("betting")
+    seat, player = step.occupied_seat()
+    if seat == rnd.pd_seat:
+        raise CommandError("seat_is_player_dealer", f"seat {seat} is the player-dealer and posts the bank, not wagers")
+    ante = step.amount("ante", required=True)
+    blind = step.amount("blind", required=False) or ante
+    if blind != ante:
+        raise CommandError("blind_must_equal_ante", f"the Blind ({blind}) must equal the Ante ({ante})")
+    trips = step.command.get("trips")
+    if trips is None or (type(trips) is int and trips == 0):
+        trips = 0  # no Trips wager
+    else:
+        trips = step.amount("trips", required=False)
+    _check_limits("Ante", ante, limits.ante_min, limits.ante_max)
+    if trips:
+        _check_limits("Trips", trips, limits.trips_min, limits.trips_max)
+    rnd.seats[seat] = SeatInRound(seat, player, ante, blind, trips)
+    return {}
+
+
+def _check_limits(name: str, amount: int, low: int | None, high: int | None) -> None:
+    if low is not None and amount < low:
+        raise CommandError("below_table_min", f"{name} {amount} is below the table minimum {low}")
+    if high is not None and amount > high:
+        raise CommandError("above_table_max", f"{name} {amount} is above the table maximum {high}")
+
+
+def _withdraw(step: _Step) -> dict:
+    step.seat()
+    rnd = step.round("betting")
+    seat, _ = step.occupied_seat()
+    if rnd.seats.pop(seat, None) is None:
+        raise CommandError("not_in_round", f"seat {seat} has no wager to withdraw")
+    return {}
+
+
+def _no_more_bets(step: _Step) -> dict:
+    game = step.game
+    rnd = step.round("betting")
+    if not rnd.seats:
+        raise CommandError("no_players", "no player has wagered")
+    rnd.phase = "preflop"
+    rnd.deck = "B" if game.last_deck == "A" else "A"  # the two decks alternate
+    game.last_deck = rnd.deck
+    wagers = [PlayerWager(s.seat, s.player, s.ante, s.blind, s.trips) for s in _by_seat(rnd)]
+    rnd.fees = assess_fees(game.config.fee_schedule, pd_seat=rnd.pd_seat, pd_player=rnd.pd_player, wagers=wagers)
+    step.emit(
+        BetsClosed(
+            rnd.number,
+            rnd.deck,
+            tuple(WagerSnapshot(w.seat, w.player, w.ante, w.blind, w.trips) for w in wagers),
+            tuple(rnd.fees),
+        )
+    )
+    return {"deck": rnd.deck, "fees": [f.as_dict() for f in rnd.fees]}
+
+
+def _by_seat(rnd: RoundState) -> list[SeatInRound]:
+    return [rnd.seats[s] for s in sorted(rnd.seats)]
+
+
+def _deal(step: _Step) -> dict:
+    game = step.game
+    rnd = step.round("preflop")
+    if rnd.dealt or rnd.decisions_made:
+        raise CommandError("wrong_state", "deal comes right after no more bets, once")
+    seats = sorted(rnd.seats)
+    needed = dealing.cards_needed(len(seats))
+    if step.command.get("cards") is None:
+        cards, source = step.rng.sample(DECK, needed), "shuffled"
+    else:
+        cards, source = parse_cards(step.command["cards"], count=needed), "dealt"
+    deal = dealing.assign(game.config.dealing, cards, seats)
+    for seat, hole in deal.holes.items():
+        rnd.seats[seat].hole = list(hole)
+    rnd.pd_hole = list(deal.player_dealer)
+    rnd.pending_community = list(deal.community)
+    rnd.dealt = True
+    positions = [(str(seat), i, c) for seat, hole in deal.holes.items() for i, c in enumerate(hole)]
+    positions += [("player_dealer", i, c) for i, c in enumerate(deal.player_dealer)]
+    positions += [("community", i, c) for i, c in enumerate(deal.community)]
+    step.emit(CardsDealt(rnd.number, tuple(positions), source))
+    return {
+        "hands": {str(seat): list(hole) for seat, hole in deal.holes.items()},
+        "player_dealer": list(deal.player_dealer),
+    }
+
+
+def _decide(step: _Step, action: str) -> dict:
+    allowed = {"check": ("preflop", "flop"), "play": STREETS, "fold": ("river",)}[action]
+    step.seat()
+    rnd = step.round(*allowed)
+    entry = step.player_in_round(rnd)
+    street = rnd.phase
+    if not entry.owes_decision(street):
+        raise CommandError("already_decided", f"seat {entry.seat} has already decided on the {street}")
+    amount = 0
+    if action == "play":
+        multiple = step.command.get("multiple")
+        if type(multiple) is not int:
+            raise CommandError("invalid_command", "'multiple' must be a whole number")
+        if multiple not in PLAY_MULTIPLES[street]:
+            allowed_text = " or ".join(f"{m}x" for m in PLAY_MULTIPLES[street])
+            raise CommandError("invalid_play_multiple", f"on the {street} the Play wager is {allowed_text} the Ante")
+        entry.play = amount = multiple * entry.ante
+    elif action == "check":
+        entry.checked.append(street)
+    else:
+        entry.folded = True
+    rnd.decisions_made += 1
+    step.emit(Decided(rnd.number, entry.seat, entry.player, street, action, amount))
+    return {}
+
+
+def _require_decisions(rnd: RoundState) -> None:
+    pending = [s.seat for s in _by_seat(rnd) if s.owes_decision(rnd.phase)]
+    if pending:
+        raise CommandError("decisions_pending", f"seats {pending} still owe a decision on the {rnd.phase}")
+
+
+def _reveal(step: _Step, phase: str, count: int, next_phase: str) -> dict:
+    rnd = step.round(phase)
+    _require_decisions(rnd)
+    given = step.command.get("cards")
+    if rnd.dealt:
+        cards = rnd.pending_community[:count]
+        if given is not None and sorted(parse_cards(given, count=count)) != sorted(cards):
+            raise CommandError("card_mismatch", f"the dealt cards are {' '.join(cards)}")
+        source = "dealt"
+    else:
+        if given is None:
+            raise CommandError("missing_cards", f"{step.command['type']} needs its {count} cards")
+        cards = parse_cards(given, count=count)
+        _check_unused(rnd, cards)
+        source = "entered"
+    start = len(rnd.community)
+    rnd.community.extend(cards)
+    rnd.pending_community = rnd.pending_community[count:]
+    rnd.phase = next_phase
+    step.emit(CardsDealt(rnd.number, tuple(("community", start + i, c) for i, c in enumerate(cards)), source))
+    return {"cards": cards}
+
+
+def _check_unused(rnd: RoundState, cards: list[str]) -> None:
+    used = rnd.known_cards() & set(cards)
+    if used:
+        raise CommandError("duplicate_card", f"{' '.join(sorted(used))} already in play this round")
+
+
+def _showdown(step: _Step) -> dict:
+    game = step.game
+    rnd = step.round("river", "showdown")
+    if rnd.phase == "river":
+        _require_decisions(rnd)
+    pd_given = step.command.get("player_dealer")
+    hands_given = step.command.get("hands")
+    if hands_given is not None and not isinstance(hands_given, dict):
+        raise CommandError("invalid_command", "'hands' maps seat numbers to two cards each")
+    pd_cards = parse_cards(pd_given, count=2, field="player_dealer") if pd_given is not None else None
+    entered: dict[int, list[str]] = {}
+    for key, cards in (hands_given or {}).items():
+        try:
+            seat = int(key)
+        except (TypeError, ValueError):
+            raise CommandError("invalid_command", f"hands key {key!r} is not a seat number") from None
+        if seat not in rnd.seats:
+            raise CommandError("not_in_round", f"seat {seat} has no hand in this round")
+        entered[seat] = parse_cards(cards, count=2, field=f"hands[{seat}]")
+    if rnd.dealt:
+        mismatched = [s for s, c in entered.items() if sorted(c) != sorted(rnd.seats[s].hole)]
+        if pd_cards is not None and sorted(pd_cards) != sorted(rnd.pd_hole):
+            mismatched.insert(0, "player_dealer")
+        if mismatched:
+            raise CommandError("card_mismatch", f"entered cards differ from the dealt ones for {mismatched}")
+        source, fresh = "dealt", []
+    else:
+        needed = [s.seat for s in _by_seat(rnd) if not s.folded or s.trips]
+        missing = (["player_dealer"] if pd_cards is None else []) + [s for s in needed if s not in entered]
+        if missing:
+            raise CommandError("missing_cards", f"showdown needs the hole cards of {missing}")
+        fresh = list(pd_cards) + [c for cards in entered.values() for c in cards]
+        if len(set(fresh)) != len(fresh):
+            raise CommandError("duplicate_card", "the same card is entered twice")
+        community = set(rnd.community)
+        clash = community & set(fresh)
+        if clash:
+            raise CommandError("duplicate_card", f"{' '.join(sorted(clash))} is on the board")
+        rnd.pd_hole = pd_cards
+        for s in rnd.seats.values():
+            s.hole = entered.get(s.seat)
+        source = "entered"
+    rnd.phase = "showdown"
+    settlement = _settlement(game, rnd)
+    return {**settlement.as_dict(rnd.number), "fee_refunds": _refund_dicts(_fee_refunds(rnd, settlement))}
+
+
+def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
+    players = [
+        PlayerHand(
+            s.seat, s.player, s.ante, s.blind, s.trips, s.play, s.folded, tuple(s.hole) if s.hole else None
+        )
+        for s in _by_seat(rnd)
+    ]
+    return settle(
+        bank=rnd.bank,
+        pd_seat=rnd.pd_seat,
+        pd_player=rnd.pd_player,
+        pd_hole=tuple(rnd.pd_hole),
+        community=tuple(rnd.community),
+        players=players,
+        seat_count=game.config.seats,
+        paytable=game.config.paytable,
+    )
+
+
+def _fee_refunds(rnd: RoundState, settlement: Settlement) -> list[FeeLine]:
+    dead = set(settlement.dead_seats)
+    return [f for f in rnd.fees if f.payer == "player" and f.seat in dead]
+
+
+def _refund_dicts(lines: list[FeeLine]) -> list[dict]:
+    return [{"seat": f.seat, "amount": f.amount} for f in lines]
+
+
+def _settle(step: _Step) -> dict:
+    game, rot = step.game, step.game.rotation
+    rnd = step.round("showdown")
+    settlement = _settlement(game, rnd)
+    refunds = _fee_refunds(rnd, settlement)
+    holes = [("player_dealer", i, c) for i, c in enumerate(rnd.pd_hole)]
+    holes += [(str(s.seat), i, c) for s in _by_seat(rnd) if s.hole for i, c in enumerate(s.hole)]
+    if not rnd.dealt:
+        step.emit(CardsDealt(rnd.number, tuple(holes), "entered"))
+    step.emit(RoundSettled(rnd.number, settlement, tuple(refunds)))
+    game.round = None
+    rot.round_banked(rnd.pd_player)
+    next_offer = None
+    if rot.pd_at_limit:
+        step.emit(RotationEntry("limit_reached", rnd.pd_seat, rnd.pd_player, rnd.number))
+        next_offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat)
+        _emit_offer(step, next_offer)
+    return {
+        **settlement.as_dict(rnd.number),
+        "fee_refunds": _refund_dicts(refunds),
+        "next_offer": next_offer,
+        "player_dealer_next": rot.pd_seat,
+    }
+
+
+def _void_round(step: _Step) -> dict:
+    game = step.game
+    rnd = step.round()
+    approved_by = step.command.get("approved_by")
+    if not isinstance(approved_by, str) or not approved_by.strip():
+        raise CommandError("approval_required", "voiding a round needs a supervisor's approval (approved_by)")
+    reason = step.text("reason")
+    refunds = list(rnd.fees)  # a void refunds every fee of the round
+    step.emit(RoundVoided(rnd.number, reason, approved_by.strip(), tuple(refunds)))
+    game.round = None  # a voided round does not count for rotation
+    return {"round": rnd.number, "refunds": [f.as_dict() for f in refunds]}
+
+
+_HANDLERS = {
+    "sit": _sit,
+    "leave": _leave,
+    "offer_bank": _offer_bank,
+    "accept_bank": _accept_bank,
+    "decline_bank": _decline_bank,
+    "pass_bank": _pass_bank,
+    "open_round": _open_round,
+    "wager": _wager,
+    "withdraw": _withdraw,
+    "no_more_bets": _no_more_bets,
+    "deal": _deal,
+    "check": lambda step: _decide(step, "check"),
+    "play": lambda step: _decide(step, "play"),
+    "fold": lambda step: _decide(step, "fold"),
+    "flop": lambda step: _reveal(step, "preflop", 3, "flop"),
+    "turn_river": lambda step: _reveal(step, "flop", 2, "river"),
+    "showdown": _showdown,
+    "settle": _settle,
+    "void_round": _void_round,
+}
+
+COMMAND_TYPES = tuple(_HANDLERS)

@@ -1,0 +1,103 @@
+"""Rounds and everything recorded about them.
+
+A round moves through its streets while in progress; once settled or voided a database
+trigger refuses any change. Wagers, decisions, cards and settlement lines are
+append-only rows.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class Round(models.Model):
+    STATUSES = [("in_progress", "In progress"), ("settled", "Settled"), ("voided", "Voided")]
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="rounds")
+    number = models.PositiveIntegerField()
+    config = models.ForeignKey("tables.TableConfig", on_delete=models.PROTECT, related_name="+")
+    fee_schedule = models.ForeignKey(
+        "collections_fees.FeeSchedule", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    pd_seat = models.PositiveSmallIntegerField()
+    pd_player = models.CharField(max_length=64)
+    bank = models.PositiveBigIntegerField()
+    deck = models.CharField(max_length=1, blank=True)
+    status = models.CharField(max_length=12, choices=STATUSES, default="in_progress")
+    street = models.CharField(max_length=12, default="betting")
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    balance = models.BigIntegerField(null=True, blank=True)
+    pd_net = models.BigIntegerField(null=True, blank=True)
+    exhausted = models.BooleanField(null=True, blank=True)
+    settlement = models.JSONField(null=True, blank=True, help_text="the settlement as shown to the dealer")
+    void_reason = models.TextField(blank=True)
+    void_approved_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="round_number_unique"),
+            models.CheckConstraint(condition=Q(bank__gt=0), name="round_bank_positive"),
+        ]
+
+
+class Wager(models.Model):
+    KINDS = [(k, k) for k in ("ante", "blind", "trips", "play")]
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="wagers")
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8, choices=KINDS)
+    amount = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat", "kind"], name="one_wager_per_kind"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="wager_positive"),
+        ]
+
+
+class Decision(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="decisions")
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64)
+    street = models.CharField(max_length=8)
+    action = models.CharField(max_length=8)
+    amount = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField()
+
+
+class RoundCard(models.Model):
+    """A card of the round: `position` is 'community', 'player_dealer' or a seat number."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="cards")
+    position = models.CharField(max_length=16)
+    index = models.PositiveSmallIntegerField()
+    card = models.CharField(max_length=2)
+    source = models.CharField(max_length=8, help_text="dealt, shuffled or entered")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "position", "index"], name="one_card_per_position"),
+            models.UniqueConstraint(fields=["round", "card"], name="card_once_per_round"),
+        ]
+
+
+class SettlementLine(models.Model):
+    """One wager settled against the bank, in the order the dealer pays (section 7)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="lines")
+    order = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64)
+    wager = models.CharField(max_length=8)
+    stake = models.PositiveBigIntegerField()
+    result = models.CharField(max_length=10)
+    amount = models.PositiveBigIntegerField()
+    uncovered = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["round", "order"]
+        constraints = [models.UniqueConstraint(fields=["round", "order"], name="settlement_line_order_unique")]

@@ -1,0 +1,144 @@
+"""Tables, their versioned configuration, who sits where, and the per-table event log.
+
+No rule lives here: the rules engine (rounds/engine) decides, the command service
+(tables/services.py) writes these rows.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class Table(models.Model):
+    name = models.CharField(max_length=64)
+    seats = models.PositiveSmallIntegerField()
+    config = models.ForeignKey("TableConfig", on_delete=models.PROTECT, null=True, related_name="+")
+    # The table's state version: the sequence number of its last event. Clients send it
+    # back as `version` to detect that someone else changed the table meanwhile.
+    version = models.PositiveBigIntegerField(default=0)
+    # The rules engine's state (rounds.engine.table.TableGame.to_dict), kept with the row
+    # that every command locks, so loading it costs no extra query.
+    state = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(seats__gte=2, seats__lte=8), name="table_seats_2_to_8")]
+
+    def __str__(self):
+        return self.name
+
+
+class TableConfig(models.Model):
+    """One version of a table's configuration. Never edited: a change is a new version."""
+
+    DEALING = [("shoe", "Card shoe"), ("shuffler", "Automatic shuffler"), ("community_first", "Community first")]
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="configs")
+    version = models.PositiveIntegerField()
+    paytable = models.JSONField(help_text="UTH-01..UTH-04 or a custom table")
+    ante_min = models.PositiveIntegerField(null=True, blank=True)
+    ante_max = models.PositiveIntegerField(null=True, blank=True)
+    trips_min = models.PositiveIntegerField(null=True, blank=True)
+    trips_max = models.PositiveIntegerField(null=True, blank=True)
+    dealing = models.CharField(max_length=20, choices=DEALING)
+    max_consecutive_banks = models.PositiveSmallIntegerField()
+    fee_schedule = models.ForeignKey(
+        "collections_fees.FeeSchedule", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    effective_from = models.DateTimeField()
+    created_by = models.CharField(max_length=150)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "version"], name="table_config_version_unique"),
+            models.CheckConstraint(
+                condition=Q(max_consecutive_banks__gte=1, max_consecutive_banks__lte=2),
+                name="table_config_banks_1_or_2",
+            ),
+        ]
+
+
+class SeatOccupancy(models.Model):
+    """A person in a seat from `sat_at` until `left_at`."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="occupancies")
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64)
+    sat_at = models.DateTimeField()
+    sat_seq = models.PositiveBigIntegerField()
+    left_at = models.DateTimeField(null=True, blank=True)
+    left_seq = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "seat"], condition=Q(left_at__isnull=True), name="one_occupant_per_seat"
+            ),
+            models.UniqueConstraint(
+                fields=["table", "player"], condition=Q(left_at__isnull=True), name="one_seat_per_player"
+            ),
+        ]
+
+
+class TableEvent(models.Model):
+    """Every accepted command, in order: who, when, what was asked and what it did.
+
+    Append-only (a database trigger refuses UPDATE and DELETE).
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveBigIntegerField()
+    command_type = models.CharField(max_length=32)
+    command = models.JSONField()
+    command_id = models.CharField(max_length=100, null=True, blank=True)
+    result = models.JSONField()
+    records = models.JSONField(help_text="what the command did, as the engine reported it")
+    actor = models.CharField(max_length=150)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="table_event_seq_unique"),
+            models.UniqueConstraint(
+                fields=["table", "command_id"], condition=Q(command_id__isnull=False), name="table_event_command_id_unique"
+            ),
+        ]
+
+
+class RejectedCommand(models.Model):
+    """A refused command. Kept so that a retry with the same id gets the same answer,
+    and so that supervisors can see what was attempted. It changes no table state."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rejections")
+    command = models.JSONField()
+    command_id = models.CharField(max_length=100, null=True, blank=True)
+    code = models.CharField(max_length=40)
+    result = models.JSONField()
+    table_version = models.PositiveBigIntegerField()
+    actor = models.CharField(max_length=150)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "command_id"], condition=Q(command_id__isnull=False), name="rejected_command_id_unique"
+            ),
+        ]
+
+
+class RotationLogEntry(models.Model):
+    """Every offer, acceptance, decline and pass of the player-dealer position, each
+    limit reached and each game stop: the compliance record of systematic rotation."""
+
+    ACTIONS = [(a, a) for a in ("offer", "accept", "decline", "pass", "limit_reached", "stopped")]
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rotation_log")
+    event = models.ForeignKey(TableEvent, on_delete=models.PROTECT, related_name="+")
+    action = models.CharField(max_length=16, choices=ACTIONS)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.CharField(max_length=64, null=True, blank=True)
+    round_number = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]

@@ -1,0 +1,189 @@
+"""Writes the engine's records as ledger rows, inside the command's transaction.
+
+Only the command service calls this. Each record kind maps to a fixed number of
+queries (bulk inserts), so a command costs the same number of queries whatever the
+number of seats.
+"""
+
+from datetime import datetime
+
+from collections_fees.models import CollectionEntry
+from rounds.engine import records as r
+from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
+
+from .models import RotationLogEntry, SeatOccupancy, Table, TableEvent
+
+
+def write(*, table: Table, event: TableEvent, records: list[r.Record], now: datetime) -> None:
+    rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
+    if rotation:
+        RotationLogEntry.objects.bulk_create(
+            RotationLogEntry(
+                table=table,
+                event=event,
+                action=rec.action,
+                seat=rec.seat,
+                player=rec.player,
+                round_number=rec.round,
+                created_at=now,
+            )
+            for rec in rotation
+        )
+    for rec in records:
+        writer = _WRITERS.get(type(rec))
+        if writer is not None:
+            writer(rec, table=table, event=event, now=now)
+
+
+def _seated(rec: r.Seated, *, table, event, now):
+    SeatOccupancy.objects.create(table=table, seat=rec.seat, player=rec.player, sat_at=now, sat_seq=event.seq)
+
+
+def _left(rec: r.Left, *, table, event, now):
+    SeatOccupancy.objects.filter(table=table, seat=rec.seat, left_at__isnull=True).update(
+        left_at=now, left_seq=event.seq
+    )
+
+
+def _round_opened(rec: r.RoundOpened, *, table, event, now):
+    config = table.config
+    Round.objects.create(
+        table=table,
+        number=rec.round,
+        config=config,
+        fee_schedule_id=config.fee_schedule_id,
+        pd_seat=rec.pd_seat,
+        pd_player=rec.pd_player,
+        bank=rec.bank,
+        opened_at=now,
+    )
+
+
+def _round(table: Table, number: int) -> Round:
+    return Round.objects.get(table=table, number=number)
+
+
+def _bets_closed(rec: r.BetsClosed, *, table, event, now):
+    rnd = _round(table, rec.round)
+    Round.objects.filter(pk=rnd.pk).update(deck=rec.deck, street="preflop")
+    Wager.objects.bulk_create(
+        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=now)
+        for w in rec.wagers
+        for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
+        if amount
+    )
+    CollectionEntry.objects.bulk_create(
+        CollectionEntry(
+            table=table,
+            round=rnd,
+            event=event,
+            kind="fee",
+            seat=f.seat,
+            player=f.player,
+            payer=f.payer,
+            amount=f.amount,
+            basis=f.basis,
+            rate_index=f.rate,
+            schedule_id=rnd.fee_schedule_id,
+            created_at=now,
+        )
+        for f in rec.fees
+    )
+
+
+def _cards(rec: r.CardsDealt, *, table, event, now):
+    rnd = _round(table, rec.round)
+    RoundCard.objects.bulk_create(
+        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=now)
+        for pos, i, card in rec.cards
+    )
+    street = {"flop": "flop", "turn_river": "river"}.get(event.command_type)
+    if street:
+        Round.objects.filter(pk=rnd.pk).update(street=street)
+
+
+def _decided(rec: r.Decided, *, table, event, now):
+    rnd = _round(table, rec.round)
+    Decision.objects.create(
+        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=now
+    )
+    if rec.action == "play":
+        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=now)
+
+
+def _refunds(rnd: Round, fee_lines, *, table, event, now, reason: str):
+    if not fee_lines:
+        return
+    fees = {
+        (f.seat, f.payer): f
+        for f in CollectionEntry.objects.filter(round=rnd, kind="fee", seat__in=[line.seat for line in fee_lines])
+    }
+    CollectionEntry.objects.bulk_create(
+        CollectionEntry(
+            table=table,
+            round=rnd,
+            event=event,
+            kind="refund",
+            seat=fee.seat,
+            player=fee.player,
+            payer=fee.payer,
+            amount=fee.amount,
+            basis=fee.basis,
+            rate_index=fee.rate_index,
+            schedule_id=fee.schedule_id,
+            refund_of=fee,
+            reason=reason,
+            created_at=now,
+        )
+        for fee in (fees[(line.seat, line.payer)] for line in fee_lines)
+    )
+
+
+def _settled(rec: r.RoundSettled, *, table, event, now):
+    rnd = _round(table, rec.round)
+    s = rec.settlement
+    SettlementLine.objects.bulk_create(
+        SettlementLine(
+            round=rnd,
+            order=i,
+            seat=line.seat,
+            player=line.player,
+            wager=line.wager,
+            stake=line.stake,
+            result=line.result,
+            amount=line.amount,
+            uncovered=line.uncovered,
+            created_at=now,
+        )
+        for i, line in enumerate(s.lines, start=1)
+    )
+    _refunds(rnd, rec.fee_refunds, table=table, event=event, now=now, reason="bank_could_not_act")
+    Round.objects.filter(pk=rnd.pk).update(
+        status="settled",
+        street="settled",
+        closed_at=now,
+        balance=s.balance,
+        pd_net=s.pd_net,
+        exhausted=s.exhausted,
+        settlement=event.result,
+    )
+
+
+def _voided(rec: r.RoundVoided, *, table, event, now):
+    rnd = _round(table, rec.round)
+    _refunds(rnd, rec.fee_refunds, table=table, event=event, now=now, reason="round_voided")
+    Round.objects.filter(pk=rnd.pk).update(
+        status="voided", closed_at=now, void_reason=rec.reason, void_approved_by=rec.approved_by
+    )
+
+
+_WRITERS = {
+    r.Seated: _seated,
+    r.Left: _left,
+    r.RoundOpened: _round_opened,
+    r.BetsClosed: _bets_closed,
+    r.CardsDealt: _cards,
+    r.Decided: _decided,
+    r.RoundSettled: _settled,
+    r.RoundVoided: _voided,
+}

@@ -1,0 +1,198 @@
+"""The command service: the one way anything happens at a table.
+
+HTTP, websocket, replay and the simulator all call `command_execute`. Each command runs
+in one transaction with the table row locked, is decided by the rules engine, is
+recorded in the event log and the ledger tables, and is published to live screens only
+after the transaction commits.
+"""
+
+from dataclasses import dataclass
+from random import Random
+
+from django.db import transaction
+from django.utils import timezone
+
+from collections_fees.models import FeeRate, FeeSchedule
+from rounds.engine.errors import CommandError
+from rounds.engine.table import TableConfig as EngineConfig
+from rounds.engine.table import TableGame
+
+from . import recording
+from .events import publish_on_commit
+from .models import RejectedCommand, Table, TableConfig, TableEvent
+
+MAX_COMMAND_ID_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    result: dict  # {"ok": true, ...} or {"ok": false, "error": {...}}
+    version: int  # the table's version after the command
+    replayed: bool = False  # True when `id` had been seen: the first answer, nothing applied
+
+    @property
+    def ok(self) -> bool:
+        return self.result["ok"]
+
+
+def table_create(*, name: str, config: dict, created_by: str) -> Table:
+    """A new table with configuration version 1. `config` is the replay file's `table`
+    object (name excepted); it is checked by the engine (CommandError invalid_command)."""
+    if not isinstance(name, str) or not name.strip():
+        raise CommandError("invalid_command", "a table needs a name")
+    engine_config = EngineConfig.from_config(config)
+    with transaction.atomic():
+        table = Table.objects.create(
+            name=name.strip(), seats=engine_config.seats, state=TableGame.new(engine_config).to_dict()
+        )
+        _config_version_create(table=table, engine_config=engine_config, created_by=created_by)
+    return table
+
+
+def table_configure(*, table_id: int, config: dict, changed_by: str) -> TableConfig:
+    """A new configuration version, effective now. Between rounds only: a round always
+    plays under the one configuration it opened with."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        game = TableGame.from_dict(table.state)
+        if game.round is not None:
+            raise CommandError("wrong_state", "the configuration changes between rounds")
+        engine_config = EngineConfig.from_config({**config, "seats": table.seats})
+        version = _config_version_create(table=table, engine_config=engine_config, created_by=changed_by)
+        table.state = game.with_config(engine_config).to_dict()
+        table.save(update_fields=["state", "config"])
+        return version
+
+
+def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str) -> TableConfig:
+    now = timezone.now()
+    schedule = None
+    if engine_config.fee_schedule is not None:
+        fees = engine_config.fee_schedule
+        schedule = FeeSchedule.objects.create(
+            table=table,
+            version=table.fee_schedules.count() + 1,
+            payers=fees.payers,
+            player_basis=fees.player_basis,
+            pd_basis=fees.pd_basis,
+            effective_from=now,
+            created_by=created_by,
+        )
+        FeeRate.objects.bulk_create(
+            FeeRate(schedule=schedule, index=i, min=r.min, max=r.max, player_fee=r.player_fee, pd_fee=r.pd_fee)
+            for i, r in enumerate(fees.rates, start=1)
+        )
+    limits = engine_config.limits
+    config = TableConfig.objects.create(
+        table=table,
+        version=table.configs.count() + 1,
+        paytable=engine_config.paytable.to_config(),
+        ante_min=limits.ante_min,
+        ante_max=limits.ante_max,
+        trips_min=limits.trips_min,
+        trips_max=limits.trips_max,
+        dealing=engine_config.dealing,
+        max_consecutive_banks=engine_config.max_consecutive_banks,
+        fee_schedule=schedule,
+        effective_from=now,
+        created_by=created_by,
+    )
+    table.config = config
+    table.save(update_fields=["config"])
+    return config
+
+
+def command_execute(*, table_id: int, command, actor: str, rng: Random | None = None) -> CommandOutcome:
+    """Execute one command (commands.md) at a table, all or nothing.
+
+    `command` may carry `id` (a repeat of an id gets the first answer and changes
+    nothing) and `version` (a stale one is refused with the current state).
+    Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
+    """
+    with transaction.atomic():
+        table = _lock(table_id)
+        command_id = command.get("id") if isinstance(command, dict) else None
+        if command_id is not None:
+            prior = _prior_answer(table, command_id)
+            if prior is not None:
+                return CommandOutcome(prior, table.version, replayed=True)
+        try:
+            _check_envelope(table, command)
+            game = TableGame.from_dict(table.state)
+            new_game, result, records = game.apply(command, rng=rng)
+        except CommandError as refusal:
+            return _reject(table, command, command_id, refusal, actor)
+        now = timezone.now()
+        table.version += 1
+        table.state = new_game.to_dict()
+        table.save(update_fields=["version", "state"])
+        event = TableEvent.objects.create(
+            table=table,
+            seq=table.version,
+            command_type=command["type"],
+            command=command,
+            command_id=command_id,
+            result=result,
+            records=[r.as_dict() for r in records],
+            actor=actor,
+            created_at=now,
+        )
+        recording.write(table=table, event=event, records=records, now=now)
+        publish_on_commit(table_id=table.pk, seq=event.seq, command_type=event.command_type, result=result)
+        return CommandOutcome(result, table.version)
+
+
+def _lock(table_id: int) -> Table:
+    # of=("self",): lock only the table row (PostgreSQL refuses FOR UPDATE on the
+    # nullable side of a join), and always the same row first, so no deadlock.
+    return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
+
+
+def _check_envelope(table: Table, command) -> None:
+    if not isinstance(command, dict):
+        raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
+    command_id = command.get("id")
+    if command_id is not None and (
+        not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH
+    ):
+        raise CommandError("invalid_command", f"'id' must be a text of 1 to {MAX_COMMAND_ID_LENGTH} characters")
+    version = command.get("version")
+    if version is not None:
+        if type(version) is not int:
+            raise CommandError("invalid_command", "'version' must be a whole number")
+        if version != table.version:
+            raise CommandError("stale_version", f"the table is at version {table.version}, not {version}")
+
+
+def _prior_answer(table: Table, command_id) -> dict | None:
+    if not isinstance(command_id, str):
+        return None
+    event = TableEvent.objects.filter(table=table, command_id=command_id).only("result").first()
+    if event is not None:
+        return event.result
+    rejection = RejectedCommand.objects.filter(table=table, command_id=command_id).only("result").first()
+    return rejection.result if rejection is not None else None
+
+
+def _reject(table: Table, command, command_id, refusal: CommandError, actor: str) -> CommandOutcome:
+    result = refusal.as_result()
+    if refusal.code == "stale_version":
+        result["state"] = table_snapshot(table)
+    # A refusal changes no table state and no event; it is kept so that a retry of the
+    # same id gets this same answer, and so that supervisors can see what was tried.
+    RejectedCommand.objects.create(
+        table=table,
+        command=command if isinstance(command, dict) else {"raw": command},
+        command_id=command_id if isinstance(command_id, str) and len(command_id) <= MAX_COMMAND_ID_LENGTH else None,
+        code=refusal.code,
+        result=result,
+        table_version=table.version,
+        actor=actor,
+        created_at=timezone.now(),
+    )
+    return CommandOutcome(result, table.version)
+
+
+def table_snapshot(table: Table) -> dict:
+    """What a client needs to draw the table, with the version it corresponds to."""
+    return {"table": table.pk, "name": table.name, "version": table.version, "game": table.state}
