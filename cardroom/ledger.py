@@ -48,7 +48,7 @@ def refuse_changes(table: str, *, update_when: str | None = None):
         else:
             raise NotImplementedError(f"no append-only triggers for {vendor}")
         for sql in statements:
-            schema_editor.execute(sql)
+            schema_editor.execute(sql, params=None)  # no placeholders: % is literal
 
     def backward(apps, schema_editor):
         for op in ("update", "delete"):

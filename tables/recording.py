@@ -97,9 +97,10 @@ def _cards(rec: r.CardsDealt, *, table, event, now):
         RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=now)
         for pos, i, card in rec.cards
     )
-    street = {"flop": "flop", "turn_river": "river"}.get(event.command_type)
-    if street:
-        Round.objects.filter(pk=rnd.pk).update(street=street)
+
+
+def _street(rec: r.StreetReached, *, table, event, now):
+    Round.objects.filter(table=table, number=rec.round).update(street=rec.street)
 
 
 def _decided(rec: r.Decided, *, table, event, now):
@@ -183,6 +184,7 @@ _WRITERS = {
     r.RoundOpened: _round_opened,
     r.BetsClosed: _bets_closed,
     r.CardsDealt: _cards,
+    r.StreetReached: _street,
     r.Decided: _decided,
     r.RoundSettled: _settled,
     r.RoundVoided: _voided,

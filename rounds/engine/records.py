@@ -79,6 +79,14 @@ class CardsDealt(Record):
 
 
 @dataclass(frozen=True)
+class StreetReached(Record):
+    """The round moved on: flop, river (turn and river shown) or showdown."""
+
+    round: int
+    street: str
+
+
+@dataclass(frozen=True)
 class Decided(Record):
     round: int
     seat: int

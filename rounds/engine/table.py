@@ -25,6 +25,7 @@ from .records import (
     RoundSettled,
     RoundVoided,
     Seated,
+    StreetReached,
     WagerSnapshot,
 )
 from .rotation import Rotation
@@ -538,18 +539,18 @@ def _reveal(step: _Step, phase: str, count: int, next_phase: str) -> dict:
         cards = rnd.pending_community[:count]
         if given is not None and sorted(parse_cards(given, count=count)) != sorted(cards):
             raise CommandError("card_mismatch", f"the dealt cards are {' '.join(cards)}")
-        source = "dealt"
     else:
         if given is None:
             raise CommandError("missing_cards", f"{step.command['type']} needs its {count} cards")
         cards = parse_cards(given, count=count)
         _check_unused(rnd, cards)
-        source = "entered"
     start = len(rnd.community)
     rnd.community.extend(cards)
     rnd.pending_community = rnd.pending_community[count:]
     rnd.phase = next_phase
-    step.emit(CardsDealt(rnd.number, tuple(("community", start + i, c) for i, c in enumerate(cards)), source))
+    if not rnd.dealt:  # dealt cards were recorded by the deal
+        step.emit(CardsDealt(rnd.number, tuple(("community", start + i, c) for i, c in enumerate(cards)), "entered"))
+    step.emit(StreetReached(rnd.number, next_phase))
     return {"cards": cards}
 
 
@@ -584,7 +585,6 @@ def _showdown(step: _Step) -> dict:
             mismatched.insert(0, "player_dealer")
         if mismatched:
             raise CommandError("card_mismatch", f"entered cards differ from the dealt ones for {mismatched}")
-        source, fresh = "dealt", []
     else:
         needed = [s.seat for s in _by_seat(rnd) if not s.folded or s.trips]
         missing = (["player_dealer"] if pd_cards is None else []) + [s for s in needed if s not in entered]
@@ -600,7 +600,8 @@ def _showdown(step: _Step) -> dict:
         rnd.pd_hole = pd_cards
         for s in rnd.seats.values():
             s.hole = entered.get(s.seat)
-        source = "entered"
+    if rnd.phase != "showdown":
+        step.emit(StreetReached(rnd.number, "showdown"))
     rnd.phase = "showdown"
     settlement = _settlement(game, rnd)
     return {**settlement.as_dict(rnd.number), "fee_refunds": _refund_dicts(_fee_refunds(rnd, settlement))}

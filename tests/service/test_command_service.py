@@ -1,0 +1,285 @@
+"""The command service on PostgreSQL: ledger rows, the event log, idempotency, versions,
+append-only enforcement, publishing after commit, and a constant query count."""
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from collections_fees.models import CollectionEntry
+from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
+from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, Table, TableConfig, TableEvent
+from tables.services import command_execute, table_configure
+
+from .conftest import FEES, full_round, run, run_ok, seated
+
+pytestmark = pytest.mark.django_db
+
+
+def example_b_commands():
+    """Worked example B of game-rules section 11 (the bank runs out), cards entered by hand."""
+    return [
+        {"type": "sit", "seat": 1, "player": "PD-1"},
+        {"type": "sit", "seat": 2, "player": "P-2"},
+        {"type": "sit", "seat": 3, "player": "P-3"},
+        {"type": "sit", "seat": 4, "player": "P-4"},
+        {"type": "offer_bank", "seat": 1},
+        {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 4000},
+        {"type": "wager", "seat": 2, "ante": 500},
+        {"type": "wager", "seat": 3, "ante": 500, "trips": 300},
+        {"type": "wager", "seat": 4, "ante": 500},
+        {"type": "no_more_bets"},
+        {"type": "play", "seat": 2, "multiple": 4},
+        {"type": "check", "seat": 3},
+        {"type": "check", "seat": 4},
+        {"type": "flop", "cards": ["Ah", "Kh", "7h"]},
+        {"type": "play", "seat": 3, "multiple": 2},
+        {"type": "check", "seat": 4},
+        {"type": "turn_river", "cards": ["7c", "2d"]},
+        {"type": "play", "seat": 4, "multiple": 1},
+        {
+            "type": "showdown",
+            "player_dealer": ["Ks", "Qd"],
+            "hands": {"2": ["Qh", "Jh"], "3": ["As", "Ad"], "4": ["3c", "4c"]},
+        },
+        {"type": "settle"},
+    ]
+
+
+def test_worked_example_b_is_recorded_in_the_ledger(make_table):
+    table = make_table(fee_schedule=FEES)
+    results = run_ok(table, *example_b_commands())
+    settled = results[-1]
+    assert settled["pd_net"] == -4000 and settled["balance"] == 0 and settled["exhausted"] is True
+    assert settled["fee_refunds"] == [{"seat": 4, "amount": 100}]
+
+    rnd = Round.objects.get(table=table, number=1)
+    assert rnd.status == "settled" and rnd.pd_net == -4000 and rnd.exhausted is True
+    assert rnd.config == table.config and rnd.fee_schedule == table.config.fee_schedule
+    lines = list(SettlementLine.objects.filter(round=rnd).values_list("seat", "wager", "result", "amount", "uncovered"))
+    assert lines == [
+        (2, "ante", "win", 500, 0),
+        (2, "play", "win", 2000, 0),
+        (2, "blind", "win", 750, 0),
+        (3, "ante", "win", 500, 0),
+        (3, "play", "win", 250, 750),
+        (3, "blind", "no_action", 0, 0),
+        (3, "trips", "no_action", 0, 0),
+        (4, "ante", "no_action", 0, 0),
+        (4, "play", "no_action", 0, 0),
+        (4, "blind", "no_action", 0, 0),
+    ]
+    # Fees at no more bets in seat order, the refund as its own row pointing at the fee.
+    fees = list(CollectionEntry.objects.filter(round=rnd).values_list("kind", "seat", "payer", "amount"))
+    assert fees == [
+        ("fee", 1, "player_dealer", 150),
+        ("fee", 2, "player", 100),
+        ("fee", 3, "player", 100),
+        ("fee", 4, "player", 100),
+        ("refund", 4, "player", 100),
+    ]
+    refund = CollectionEntry.objects.get(kind="refund")
+    assert refund.refund_of.kind == "fee" and refund.refund_of.seat == 4 and refund.reason == "bank_could_not_act"
+    # Wagers as locked at no more bets, plus each Play when it was bet.
+    assert Wager.objects.filter(round=rnd, kind="play").count() == 3
+    assert Wager.objects.filter(round=rnd, seat=3, kind="trips").get().amount == 300
+    assert Decision.objects.filter(round=rnd).count() == 6
+    assert RoundCard.objects.filter(round=rnd).count() == 5 + 2 + 3 * 2
+    # The event log: one event per accepted command, seq strictly increasing from 1.
+    seqs = list(TableEvent.objects.filter(table=table).values_list("seq", flat=True))
+    assert seqs == list(range(1, len(results) + 1))
+    table.refresh_from_db()
+    assert table.version == len(results)
+    assert list(RotationLogEntry.objects.filter(table=table).values_list("action", "seat")) == [
+        ("offer", 1),
+        ("accept", 1),
+    ]
+    assert SeatOccupancy.objects.filter(table=table, left_at__isnull=True).count() == 4
+
+
+def test_limit_reached_starts_offers_and_is_logged(make_table):
+    table = make_table()
+    run_ok(table, *seated(6, [1, 2, 3], pd=2), *full_round([1, 3]))
+    second = run_ok(table, *full_round([1, 3]))[-1]
+    assert second["next_offer"] == 3 and second["player_dealer_next"] is None
+    run_ok(table, {"type": "decline_bank", "seat": 3}, {"type": "decline_bank", "seat": 1})
+    log = list(RotationLogEntry.objects.filter(table=table).values_list("action", "seat", "player"))
+    assert log[-6:] == [
+        ("limit_reached", 2, "P-2"),
+        ("offer", 3, "P-3"),
+        ("decline", 3, "P-3"),
+        ("offer", 1, "P-1"),
+        ("decline", 1, "P-1"),
+        ("stopped", None, None),
+    ]
+    refused = run(table, {"type": "open_round", "bank": 1000})[0]
+    assert refused["error"]["code"] == "no_player_dealer"
+
+
+def snapshot_of_everything(table):
+    table.refresh_from_db()
+    return (
+        table.version,
+        table.state,
+        list(TableEvent.objects.filter(table=table).values_list("seq", "command", "result")),
+        Round.objects.filter(table=table).count(),
+        CollectionEntry.objects.filter(table=table).count(),
+        RotationLogEntry.objects.filter(table=table).count(),
+    )
+
+
+@pytest.mark.parametrize(
+    "command, code",
+    [
+        ({"type": "wager", "seat": 2, "ante": 0}, "invalid_amount"),
+        ({"type": "wager", "seat": 9, "ante": 500}, "unknown_seat"),
+        ({"type": "settle"}, "wrong_state"),
+        ({"type": "pass_bank"}, "wrong_state"),
+        ({"type": "nonsense"}, "invalid_command"),
+        ({"type": "flop", "cards": ["Zz", "2c", "3c"]}, "wrong_state"),
+        ({"type": "wager", "seat": 1, "ante": 500}, "seat_is_player_dealer"),
+        ({"type": "void_round", "reason": "misdeal"}, "approval_required"),
+    ],
+)
+def test_a_refused_command_changes_nothing(make_table, command, code):
+    table = make_table()
+    run_ok(table, *seated(6, [1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
+    before = snapshot_of_everything(table)
+    outcome = command_execute(table_id=table.pk, command=command, actor="dealer-1")
+    assert outcome.result["ok"] is False and outcome.result["error"]["code"] == code
+    assert snapshot_of_everything(table) == before
+    assert RejectedCommand.objects.filter(table=table, code=code).count() == 1
+
+
+def test_a_repeated_command_id_is_answered_once_and_applied_once(make_table):
+    table = make_table()
+    sit = {"type": "sit", "seat": 1, "player": "P-1", "id": "tablet-1:0001"}
+    first = command_execute(table_id=table.pk, command=sit, actor="dealer-1")
+    again = command_execute(table_id=table.pk, command=dict(sit), actor="dealer-1")
+    assert first.result == {"ok": True} and again.result == first.result
+    assert again.replayed and again.version == first.version == 1
+    assert TableEvent.objects.filter(table=table).count() == 1
+    # A refused command keeps its answer too, even once it could succeed.
+    early = {"type": "accept_bank", "seat": 1, "id": "tablet-1:0002"}
+    refused = command_execute(table_id=table.pk, command=early, actor="dealer-1").result
+    run_ok(table, {"type": "offer_bank", "seat": 1})
+    assert command_execute(table_id=table.pk, command=early, actor="dealer-1").result == refused
+    assert refused["error"]["code"] == "not_offered"
+
+
+def test_a_stale_version_is_refused_with_the_current_state(make_table):
+    table = make_table()
+    run_ok(table, {"type": "sit", "seat": 1, "player": "P-1"})
+    ok = command_execute(table_id=table.pk, command={"type": "sit", "seat": 2, "player": "P-2", "version": 1}, actor="a")
+    assert ok.result["ok"] and ok.version == 2
+    stale = command_execute(table_id=table.pk, command={"type": "sit", "seat": 3, "player": "P-3", "version": 1}, actor="b")
+    assert stale.result["error"]["code"] == "stale_version"
+    assert stale.result["state"]["version"] == 2
+    assert sorted(stale.result["state"]["game"]["occupants"]) == ["1", "2"]
+
+
+@pytest.mark.parametrize(
+    "model, kwargs",
+    [
+        (TableEvent, {}),
+        (SettlementLine, {}),
+        (CollectionEntry, {}),
+        (Wager, {}),
+        (RoundCard, {}),
+        (TableConfig, {}),
+    ],
+)
+def test_ledger_rows_cannot_be_updated_or_deleted(make_table, model, kwargs):
+    table = make_table(fee_schedule=FEES)
+    run_ok(table, *example_b_commands())
+    row = model.objects.filter(**kwargs).first()
+    assert row is not None
+    for statement in (
+        lambda: model.objects.filter(pk=row.pk).update(**_some_change(model)),
+        lambda: _sql_delete(model, row.pk),
+    ):
+        with pytest.raises(IntegrityError, match="append-only"):
+            with transaction.atomic():
+                statement()
+    assert model.objects.filter(pk=row.pk).exists()
+
+
+def _sql_delete(model, pk):
+    """DELETE straight in SQL, as someone bypassing the application would."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {model._meta.db_table} WHERE id = %s", [pk])
+
+
+def _some_change(model):
+    return {
+        TableEvent: {"actor": "someone-else"},
+        SettlementLine: {"amount": 1},
+        CollectionEntry: {"amount": 1},
+        Wager: {"amount": 1},
+        RoundCard: {"card": "2c"},
+        TableConfig: {"dealing": "shoe"},
+    }[model]
+
+
+def test_a_settled_round_is_frozen_but_an_open_one_moves(make_table):
+    table = make_table()
+    run_ok(table, *seated(6, [1, 2], pd=1), {"type": "open_round", "bank": 5000})
+    open_round = Round.objects.get(table=table, number=1)
+    Round.objects.filter(pk=open_round.pk).update(street="betting")  # allowed while in progress
+    run_ok(table, *full_round([2])[1:])
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        Round.objects.filter(pk=open_round.pk).update(pd_net=0)
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        _sql_delete(Round, open_round.pk)
+
+
+def test_a_void_refunds_every_fee_and_does_not_count_for_rotation(make_table):
+    table = make_table(fee_schedule=FEES, max_consecutive_banks=1)
+    run_ok(table, *seated(6, [1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
+    run_ok(table, {"type": "wager", "seat": 2, "ante": 500}, {"type": "no_more_bets"})
+    voided = run_ok(table, {"type": "void_round", "reason": "shuffler jam", "approved_by": "sup-7"})[0]
+    assert voided["refunds"] == [{"seat": 1, "payer": "player_dealer", "amount": 50}, {"seat": 2, "payer": "player", "amount": 100}]
+    rnd = Round.objects.get(table=table, number=1)
+    assert rnd.status == "voided" and rnd.void_approved_by == "sup-7" and rnd.void_reason == "shuffler jam"
+    fees = CollectionEntry.objects.filter(round=rnd)
+    assert sum(e.amount for e in fees if e.kind == "fee") == sum(e.amount for e in fees if e.kind == "refund") == 150
+    # With a limit of one, the PD may still bank: the voided round did not count.
+    assert run_ok(table, {"type": "open_round", "bank": 5000})[0]["round"] == 2
+
+
+def test_configuration_changes_make_new_versions_and_rounds_keep_theirs(make_table):
+    table = make_table(fee_schedule=FEES)
+    run_ok(table, *seated(6, [1, 2], pd=1), *full_round([2]))
+    first_config = table.config
+    table_configure(table_id=table.pk, config={"paytable": "UTH-04", "fee_schedule": FEES}, changed_by="sup-1")
+    table.refresh_from_db()
+    assert table.config.version == 2 and table.config.paytable == "UTH-04"
+    assert TableConfig.objects.get(pk=first_config.pk).paytable == "UTH-01"
+    run_ok(table, *full_round([2]))
+    assert [r.config.version for r in Round.objects.filter(table=table).order_by("number")] == [1, 2]
+
+
+def test_events_are_published_only_after_commit(make_table, django_capture_on_commit_callbacks):
+    table = make_table()
+    with django_capture_on_commit_callbacks() as callbacks:
+        run(table, {"type": "sit", "seat": 1, "player": "P-1"}, {"type": "sit", "seat": 1, "player": "P-2"})
+    assert len(callbacks) == 1  # the refused second sit publishes nothing
+
+
+def test_queries_per_command_do_not_grow_with_seats(make_table):
+    """Every command of a round costs the same number of queries with 1 or 7 players."""
+
+    def queries_per_command(players):
+        table = make_table(seats=8, fee_schedule=FEES)
+        run_ok(table, *seated(8, players + [8], pd=8))
+        counts = {}
+        for command in full_round(players):
+            with CaptureQueriesContext(connection) as ctx:
+                result = command_execute(table_id=table.pk, command=command, actor="dealer")
+            assert result.ok, result.result
+            counts.setdefault(command["type"], set()).add(len(ctx.captured_queries))
+        return counts
+
+    few, many = queries_per_command([1]), queries_per_command([1, 2, 3, 4, 5, 6, 7])
+    assert few == many
+    assert max(max(v) for v in many.values()) <= 12

@@ -1,0 +1,122 @@
+"""`manage.py replay`: results on stdout, nothing left behind, exit codes of commands.md."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from rounds.models import Round
+from tables.models import Table, TableEvent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+EXAMPLE_C = {
+    "table": {"name": "UTH-1", "seats": 6, "fee_schedule": {
+        "payers": "all_players", "player_basis": "ante", "pd_basis": "per_betting_square",
+        "rates": [{"min": 500, "max": 2500, "player_fee": 100, "pd_fee": 100}],
+    }},
+    "commands": [
+        {"type": "sit", "seat": 5, "player": "PD"},
+        {"type": "sit", "seat": 6, "player": "P6"},
+        {"type": "sit", "seat": 1, "player": "P1"},
+        {"type": "sit", "seat": 2, "player": "P2"},
+        {"type": "offer_bank", "seat": 5},
+        {"type": "accept_bank", "seat": 5},
+        {"type": "open_round", "bank": 5000},
+        {"type": "wager", "seat": 6, "ante": 1000},
+        {"type": "wager", "seat": 1, "ante": 1000},
+        {"type": "wager", "seat": 2, "ante": 1000, "trips": 100},
+        {"type": "no_more_bets"},
+        {"type": "play", "seat": 6, "multiple": 4},
+        {"type": "play", "seat": 1, "multiple": 3},
+        {"type": "check", "seat": 2},
+        {"type": "flop", "cards": ["Ts", "9d", "4c"]},
+        {"type": "play", "seat": 2, "multiple": 2},
+        {"type": "turn_river", "cards": ["4h", "2s"]},
+        {"type": "showdown", "player_dealer": ["Kc", "Kd"],
+         "hands": {"6": ["5h", "6h"], "1": ["3d", "7c"], "2": ["8s", "Jc"]}},
+        {"type": "settle"},
+        {"type": "settle"},
+    ],
+}
+
+
+def replay(document, *, raw=None):
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.StringIO(raw if raw is not None else json.dumps(document))
+    old = sys.stdin
+    sys.stdin = stdin
+    try:
+        call_command("replay", "-", stdout=out, stderr=err)
+    finally:
+        sys.stdin = old
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.django_db
+def test_replay_prints_every_result_and_leaves_nothing_behind():
+    document = replay(EXAMPLE_C)
+    results = document["results"]
+    assert len(results) == len(EXAMPLE_C["commands"])
+    settled = results[-2]
+    assert settled["pd_net"] == 5000 and settled["balance"] == 10000 and settled["exhausted"] is False
+    assert [(l["seat"], l["wager"], l["result"], l["amount"], l["uncovered"]) for l in settled["lines"][:3]] == [
+        (6, "ante", "lose", 1000, 0),
+        (6, "play", "lose", 4000, 0),
+        (6, "blind", "lose", 0, 1000),
+    ]
+    assert settled["fee_refunds"] == [{"seat": 1, "amount": 100}, {"seat": 2, "amount": 100}]
+    assert results[-1] == {"ok": False, "error": {"code": "wrong_state", "message": results[-1]["error"]["message"]}}
+    assert not Table.objects.exists() and not TableEvent.objects.exists() and not Round.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        ("{not json", "not JSON"),
+        ('{"table": {"name": "T", "seats": 6}}', "'commands' must be a list"),
+        ('{"commands": []}', "'table' must be an object"),
+        ('{"table": {"name": "T", "seats": 9}, "commands": []}', "seats must be"),
+        ('{"table": {"name": "T", "seats": 6, "max_consecutive_banks": 3}, "commands": []}', "max_consecutive_banks"),
+        ('{"table": {"name": "T", "seats": 6, "paytable": "UTH-09"}, "commands": []}', "pay table"),
+        (json.dumps({"table": {"name": "T", "seats": 6, "fee_schedule": {"rates": [
+            {"min": i * 10, "max": i * 10 + 9, "player_fee": 1, "pd_fee": 1} for i in range(6)]}}, "commands": []}),
+         "1 to 5 collection rates"),
+    ],
+)
+def test_a_malformed_file_exits_2_with_the_reason_on_stderr(raw, reason):
+    err = io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.StringIO(raw)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            call_command("replay", "-", stdout=io.StringIO(), stderr=err)
+    finally:
+        sys.stdin = old
+    assert exit_info.value.code == 2
+    assert reason in err.getvalue()
+    assert not Table.objects.exists()
+
+
+@pytest.mark.django_db
+def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path):
+    """The way a user runs it: SQLite, a fresh `migrate`, the file on stdin; the
+    results are the same as on PostgreSQL."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run(manage + ["migrate", "-v0"], env=env, check=True, cwd=tmp_path)
+    done = subprocess.run(
+        manage + ["replay", "-"], env=env, cwd=tmp_path, input=json.dumps(EXAMPLE_C), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert results == replay(EXAMPLE_C)["results"]
+    missing = subprocess.run(manage + ["replay", str(tmp_path / "nope.json")], env=env, capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
