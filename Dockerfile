@@ -1,0 +1,32 @@
+# The cardroom app served by Daphne (ASGI: HTTP + WebSockets). Used by docker-compose.yml,
+# which also provides PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=cardroom.settings.base
+
+# An unprivileged user runs the app.
+RUN groupadd --system --gid 10001 cardroom \
+ && useradd --system --uid 10001 --gid cardroom --home-dir /app --shell /usr/sbin/nologin cardroom
+
+WORKDIR /app
+
+# Dependencies first, so code changes do not invalidate this layer.
+# (Every package in requirements.txt has a manylinux wheel: no compiler needed.)
+COPY requirements.txt ./
+RUN pip install -r requirements.txt
+
+COPY --chown=cardroom:cardroom . .
+RUN chmod 0755 docker/entrypoint.sh \
+ && DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+ && chown -R cardroom:cardroom /app
+
+USER cardroom
+EXPOSE 8000
+
+# entrypoint.sh waits for PostgreSQL and Redis and applies migrations, then runs CMD.
+ENTRYPOINT ["/app/docker/entrypoint.sh"]
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "cardroom.asgi:application"]

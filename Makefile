@@ -1,0 +1,40 @@
+# Two user-facing targets:
+#   make run   install, migrate, seed a demo table, serve on http://127.0.0.1:8000
+#   make test  install the test dependencies and run pytest (extra arguments: ARGS="...")
+# Both create .venv with python3 if it is missing. An install is skipped while a stamp in
+# .venv matches the requirements files' contents (sha256), so repeated runs start at once.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+ARGS ?=
+PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --quiet
+
+req_hash = $(firstword $(shell cat $(1) 2>/dev/null | sha256sum))
+RUNTIME_STAMP := $(VENV)/.installed-runtime-$(call req_hash,requirements.txt)
+DEV_STAMP := $(VENV)/.installed-dev-$(call req_hash,requirements.txt requirements-dev.txt)
+
+.DEFAULT_GOAL := run
+.PHONY: run test
+
+run: $(RUNTIME_STAMP)
+	$(PY) manage.py migrate
+	$(PY) manage.py seed_demo
+	$(VENV)/bin/daphne -b 127.0.0.1 -p 8000 cardroom.asgi:application
+
+test: $(DEV_STAMP)
+	$(PY) -m pytest $(ARGS)
+
+$(PY):
+	$(PYTHON) -m venv --clear $(VENV)
+
+$(RUNTIME_STAMP): | $(PY)
+	$(PIP_INSTALL) -r requirements.txt
+	rm -f $(VENV)/.installed-runtime-*
+	touch $@
+
+$(DEV_STAMP): | $(PY)
+	$(PIP_INSTALL) -r requirements-dev.txt
+	rm -f $(VENV)/.installed-dev-*
+	touch $@

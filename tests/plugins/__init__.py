@@ -1,0 +1,1 @@
+"""pytest plugins for the cardroom test suite (loaded with ``-p`` from pytest.ini)."""

@@ -1,0 +1,523 @@
+"""Throwaway PostgreSQL and Redis servers for the test suite.
+
+Loaded with ``-p tests.plugins.services`` from pytest.ini, so pytest imports it before
+pytest-django and before any conftest.py. Its ``pytest_load_initial_conftests`` hook is
+``tryfirst``; pytest-django's own hook of that name (which imports the Django settings) is
+not, so this one runs first and ``cardroom.settings.test`` sees what is exported here:
+
+* ``DATABASE_URL`` unset: ``initdb`` a cluster in a temp dir, start it with ``pg_ctl`` on a
+  free loopback port and export ``DATABASE_URL=postgresql://cardroom@127.0.0.1:PORT/cardroom``
+  (``cardroom`` is the cluster's superuser with trust auth, so pytest-django can create
+  ``test_cardroom``). Durability is off (fsync, synchronous_commit, full_page_writes).
+* ``REDIS_URL`` unset and a ``redis-server`` binary present: start one on a free loopback
+  port with no persistence and export ``REDIS_URL=redis://127.0.0.1:PORT/0``. Without the
+  binary ``REDIS_URL`` stays unset and tests that need Redis fail through ``redis_url``.
+* A variable that is already set is used as is.
+
+Everything started here is stopped and its temp dir removed at ``pytest_unconfigure``
+(also after Ctrl-C or a failure). Backups: an ``atexit`` hook, SIGTERM/SIGHUP turned into
+KeyboardInterrupt, and a tiny watchdog process that cleans up if pytest dies without
+doing so (e.g. SIGKILL). PostgreSQL refuses to run as root, so under root the cluster runs
+as the ``postgres`` OS user (``nobody`` if there is none) via setpriv/runuser.
+
+This module must not import Django: it runs before the settings exist.
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+DB_NAME = "cardroom"
+DB_USER = "cardroom"
+
+# Appended to the throwaway cluster's postgresql.conf (the port is given on the command line).
+PG_CONF = {
+    "listen_addresses": "'127.0.0.1'",
+    "max_connections": "100",
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "logging_collector": "off",
+}
+
+
+class ServiceError(Exception):
+    pass
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment for server processes, without libpq's PG* overrides."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+
+
+def _run(cmd: list[str], *, timeout: float = 120, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=_clean_env(),
+        start_new_session=True,  # Ctrl-C in the terminal must not reach the servers
+    )
+
+
+def _tail(path: str, lines: int = 25) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _make_tmp(prefix: str, *, for_other_user: bool) -> str:
+    base = tempfile.gettempdir()
+    # Another user must be able to reach the directory, and a unix socket path is short.
+    if len(base) > 60 or (for_other_user and not _world_traversable(base)):
+        base = "/tmp"
+    return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+def _world_traversable(path: str) -> bool:
+    path = os.path.abspath(path)
+    while True:
+        try:
+            if not os.stat(path).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+def _version_key(path: str) -> tuple:
+    m = re.search(r"/postgresql/([\d.]+)/", path)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+
+
+def find_pg_bindir() -> str | None:
+    """``pg_config --bindir``, then /usr/lib/postgresql/*/bin (newest first), then PATH."""
+    candidates: list[str] = []
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        try:
+            out = subprocess.run(
+                [pg_config, "--bindir"], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            if out:
+                candidates.append(out)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version_key, reverse=True)
+    initdb = shutil.which("initdb")
+    if initdb:
+        candidates.append(os.path.dirname(os.path.realpath(initdb)))
+    for d in candidates:
+        if all(os.access(os.path.join(d, exe), os.X_OK) for exe in ("initdb", "pg_ctl", "postgres")):
+            return d
+    return None
+
+
+class Postgres:
+    """A PostgreSQL cluster in a temp dir, on a free loopback TCP port."""
+
+    def __init__(self) -> None:
+        self.tmp: str | None = None
+        self.data: str | None = None
+        self.log: str | None = None
+        self.port: int | None = None
+        self.bindir: str | None = None
+        self.prefix: list[str] = []  # runs a command as the cluster's OS user
+        self.version = ""
+        self.seconds = 0.0
+
+    def _bin(self, name: str) -> str:
+        return os.path.join(self.bindir, name)
+
+    def _as_owner(self) -> tuple[int, int] | None:
+        if os.geteuid() != 0:
+            return None
+        for name in ("postgres", "nobody"):
+            try:
+                pw = pwd.getpwnam(name)
+            except KeyError:
+                continue
+            if shutil.which("setpriv"):
+                self.prefix = [shutil.which("setpriv"), f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "--"]
+            elif shutil.which("runuser"):
+                self.prefix = [shutil.which("runuser"), "-u", name, "--"]
+            else:
+                raise ServiceError("running as root, but neither setpriv nor runuser is installed")
+            return pw.pw_uid, pw.pw_gid
+        raise ServiceError("running as root, and there is no 'postgres' (or 'nobody') user to run PostgreSQL as")
+
+    def start(self) -> str:
+        t0 = time.monotonic()
+        self.bindir = find_pg_bindir()
+        if not self.bindir:
+            raise ServiceError(
+                "no PostgreSQL server binaries (initdb, pg_ctl, postgres) found via pg_config, "
+                "/usr/lib/postgresql/*/bin or PATH. Install them (Debian: apt-get install "
+                "postgresql-15; .ci/run does this) or set DATABASE_URL to a PostgreSQL server."
+            )
+        owner = self._as_owner()
+        self.tmp = _make_tmp("cardroom-pg-", for_other_user=owner is not None)
+        if owner:
+            os.chown(self.tmp, *owner)
+        self.data = os.path.join(self.tmp, "data")
+        self.log = os.path.join(self.tmp, "postgres.log")
+        out = _run([self._bin("postgres"), "--version"]).stdout  # postgres (PostgreSQL) 15.18 (Debian ...)
+        m = re.search(r"\(PostgreSQL\) (\S+)", out)
+        self.version = f"PostgreSQL {m.group(1)}" if m else out.strip()
+
+        r = _run(
+            self.prefix
+            + [self._bin("initdb"), "-D", self.data, "-U", DB_USER, "-A", "trust",
+               "-E", "UTF8", "--locale=C", "--no-sync"],
+            cwd=self.tmp,
+        )
+        if r.returncode:
+            raise ServiceError(f"initdb failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+        conf = dict(PG_CONF, unix_socket_directories=f"'{self.tmp}'")
+        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
+            f.write("\n# cardroom test suite (tests/plugins/services.py)\n")
+            f.writelines(f"{k} = {v}\n" for k, v in conf.items())
+
+        for _attempt in range(3):  # another process may grab the free port in between
+            self.port = _free_port()
+            r = _run(
+                self.prefix
+                + [self._bin("pg_ctl"), "-D", self.data, "-l", self.log, "-w", "-t", "60",
+                   "-o", f"-p {self.port}", "start"],
+                cwd=self.tmp,
+            )
+            if r.returncode == 0:
+                break
+            if "could not bind" not in _tail(self.log):
+                break
+        if r.returncode:
+            raise ServiceError(
+                f"pg_ctl start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
+                f"--- {self.log} ---\n{_tail(self.log)}"
+            )
+
+        createdb = self._bin("createdb")
+        if os.access(createdb, os.X_OK):
+            r = _run([createdb, "-h", "127.0.0.1", "-p", str(self.port), "-U", DB_USER, DB_NAME])
+            if r.returncode:
+                raise ServiceError(f"createdb failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+        # else: pytest-django still creates test_cardroom (connecting to the 'postgres' db)
+        self.seconds = time.monotonic() - t0
+        return f"postgresql://{DB_USER}@127.0.0.1:{self.port}/{DB_NAME}"
+
+    def stop_command(self) -> list[str]:
+        return self.prefix + [self._bin("pg_ctl"), "-D", self.data, "-m", "immediate", "-w", "-t", "30", "stop"]
+
+    def stop(self) -> None:
+        if self.data and os.path.exists(os.path.join(self.data, "postmaster.pid")):
+            try:
+                _run(self.stop_command(), timeout=60, cwd=self.tmp)
+            except (OSError, subprocess.SubprocessError):
+                pass
+            self._kill_leftover()
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = self.data = None
+
+    def _kill_leftover(self) -> None:
+        try:
+            with open(os.path.join(self.data, "postmaster.pid")) as f:
+                pid = int(f.readline())
+            os.kill(pid, signal.SIGKILL)  # its backends exit when the postmaster dies
+        except (OSError, ValueError):
+            pass
+
+
+class Redis:
+    """A redis-server on a free loopback port, without persistence."""
+
+    def __init__(self, exe: str) -> None:
+        self.exe = exe
+        self.tmp: str | None = None
+        self.proc: subprocess.Popen | None = None
+        self.port: int | None = None
+        self.version = ""
+        self.seconds = 0.0
+
+    @staticmethod
+    def find() -> str | None:
+        exe = shutil.which("redis-server")
+        if not exe and os.access("/usr/bin/redis-server", os.X_OK):
+            exe = "/usr/bin/redis-server"
+        return exe
+
+    def _ping(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def start(self) -> str:
+        t0 = time.monotonic()
+        out = _run([self.exe, "--version"]).stdout
+        m = re.search(r"v=(\S+)", out)
+        self.version = f"Redis {m.group(1)}" if m else out.strip()
+        self.tmp = _make_tmp("cardroom-redis-", for_other_user=False)
+        log = os.path.join(self.tmp, "redis.log")
+        for _attempt in range(3):
+            self.port = _free_port()
+            self.proc = subprocess.Popen(
+                [self.exe, "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "no", "--dir", self.tmp,
+                 "--logfile", log, "--daemonize", "no"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                if self._ping():
+                    self.seconds = time.monotonic() - t0
+                    return f"redis://127.0.0.1:{self.port}/0"
+                time.sleep(0.02)
+            self._terminate()
+        raise ServiceError(f"redis-server did not start:\n--- {log} ---\n{_tail(log)}")
+
+    def _terminate(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def stop(self) -> None:
+        self._terminate()
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = None
+
+
+# Runs beside pytest; if pytest's end of the pipe closes without "done" (pytest was
+# killed), it stops the servers and removes their temp dirs.
+_WATCHDOG = r"""
+import json, os, shutil, signal, subprocess, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+plan = json.loads(sys.argv[1])
+if sys.stdin.buffer.read().strip() == b"done":
+    sys.exit(0)
+for cmd in plan["commands"]:
+    try:
+        subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60)
+    except Exception:
+        pass
+for pid, name in plan["pids"]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if name.encode() in f.read():
+                os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+for d in plan["dirs"]:
+    shutil.rmtree(d, ignore_errors=True)
+"""
+
+
+class Services:
+    def __init__(self, want_db: bool = True) -> None:
+        self.want_db = want_db
+        self.postgres: Postgres | None = None
+        self.redis: Redis | None = None
+        self.exported: list[str] = []
+        self.summary = ""
+        self.watchdog: subprocess.Popen | None = None
+        self.old_handlers: dict[int, object] = {}
+
+    def start(self) -> None:
+        atexit.register(self.stop)
+        self._trap_signals()
+        db_url = os.environ.get("DATABASE_URL")
+        if db_url:
+            db_line = f"PostgreSQL from DATABASE_URL ({_redact(db_url)})"
+        elif not self.want_db:
+            db_line = "no PostgreSQL (pytest-django disabled with -p no:django)"
+        else:
+            self.postgres = Postgres()
+            try:
+                db_url = self.postgres.start()
+            except BaseException:
+                self.postgres.stop()
+                raise
+            os.environ["DATABASE_URL"] = db_url
+            self.exported.append("DATABASE_URL")
+            db_line = (
+                f"throwaway {self.postgres.version} at 127.0.0.1:{self.postgres.port} "
+                f"(started in {self.postgres.seconds:.1f}s)"
+            )
+
+        redis_url = os.environ.get("REDIS_URL")
+        if redis_url:
+            redis_line = f"Redis from REDIS_URL ({_redact(redis_url)})"
+        elif exe := Redis.find():
+            self.redis = Redis(exe)
+            try:
+                redis_url = self.redis.start()
+            except ServiceError as exc:  # only the redis tests need it: they fail via redis_url
+                self.redis.stop()
+                self.redis = None
+                redis_line = f"no Redis ({exe} failed to start, tests marked redis will fail: {str(exc).splitlines()[0]})"
+            except BaseException:
+                self.redis.stop()
+                raise
+            else:
+                os.environ["REDIS_URL"] = redis_url
+                self.exported.append("REDIS_URL")
+                redis_line = (
+                    f"throwaway {self.redis.version} at 127.0.0.1:{self.redis.port} "
+                    f"(started in {self.redis.seconds:.1f}s)"
+                )
+        else:
+            redis_line = "no Redis (REDIS_URL unset, no redis-server binary: tests marked redis will fail)"
+        self.summary = f"services: {db_line}; {redis_line}"
+        self._start_watchdog()
+
+    def _trap_signals(self) -> None:
+        """SIGTERM/SIGHUP end the run like Ctrl-C, so pytest_unconfigure still cleans up."""
+
+        def interrupt(signum, frame):
+            raise KeyboardInterrupt(f"signal {signum}")
+
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(sig) is signal.SIG_DFL:
+                    self.old_handlers[sig] = signal.signal(sig, interrupt)
+            except ValueError:  # not in the main thread
+                pass
+
+    def _start_watchdog(self) -> None:
+        plan = {"commands": [], "pids": [], "dirs": []}
+        if self.postgres:
+            plan["commands"].append(self.postgres.stop_command())
+            plan["dirs"].append(self.postgres.tmp)
+        if self.redis and self.redis.proc:
+            plan["pids"].append([self.redis.proc.pid, "redis-server"])
+            plan["dirs"].append(self.redis.tmp)
+        if not plan["dirs"]:
+            return
+        self.watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, json.dumps(plan)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def stop(self) -> None:
+        if self.redis:
+            self.redis.stop()
+            self.redis = None
+        if self.postgres:
+            self.postgres.stop()
+            self.postgres = None
+        if self.watchdog:
+            try:
+                self.watchdog.stdin.write(b"done")
+                self.watchdog.stdin.close()
+                self.watchdog.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self.watchdog = None
+        for name in self.exported:
+            os.environ.pop(name, None)
+        self.exported = []
+        for sig, handler in self.old_handlers.items():
+            try:
+                signal.signal(sig, handler)
+            except ValueError:
+                pass
+        self.old_handlers = {}
+
+
+_services: Services | None = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    global _services
+    ns = early_config.known_args_namespace
+    if getattr(ns, "help", False) or getattr(ns, "version", False):
+        return
+    if _services is not None:  # already running (pytest called twice in one process)
+        return
+    # `-p no:django` runs need no database (e.g. pure engine tests): skip the cluster.
+    services = Services(want_db=not early_config.pluginmanager.is_blocked("django"))
+    try:
+        services.start()
+    except ServiceError as exc:
+        services.stop()
+        raise pytest.UsageError(f"tests/plugins/services.py: {exc}") from None
+    except BaseException:
+        services.stop()
+        raise
+    _services = services
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionstart(session: pytest.Session):
+    yield  # after the terminal reporter's header
+    if _services is None or not _services.summary:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:  # absent in xdist workers, which reuse the controller's servers
+        reporter.write_line(_services.summary)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    global _services
+    if _services is not None:
+        _services.stop()
+        _services = None
+
+
+__all__ = ["DB_NAME", "DB_USER", "Postgres", "Redis", "Services", "find_pg_bindir"]
