@@ -11,6 +11,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from .selectors import table_snapshot
+
 
 def table_group(table_id: int) -> str:
     return f"table.{table_id}"
@@ -21,17 +23,21 @@ FLOOR_GROUP = "floor"
 
 @dataclass(frozen=True)
 class TableChanged:
-    """Table `table` reached version `seq` by an accepted command."""
+    """Table `table` reached version `seq` by an accepted command; `snapshot` is the
+    table's snapshot at that version (tables.services.table_snapshot)."""
 
     table: int
     seq: int
     command_type: str
     result: dict
+    snapshot: dict
     type: str = "table.changed"  # the consumer method `table_changed` receives it
 
 
-def publish_on_commit(*, table_id: int, seq: int, command_type: str, result: dict) -> None:
-    event = TableChanged(table=table_id, seq=seq, command_type=command_type, result=result)
+def publish_on_commit(*, table, command_type: str, result: dict) -> None:
+    event = TableChanged(
+        table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=table_snapshot(table)
+    )
     transaction.on_commit(partial(_send, event))
 
 

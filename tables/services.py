@@ -20,6 +20,7 @@ from rounds.engine.table import TableGame
 from . import recording
 from .events import publish_on_commit
 from .models import RejectedCommand, Table, TableConfig, TableEvent
+from .selectors import table_snapshot
 
 MAX_COMMAND_ID_LENGTH = 100
 
@@ -138,7 +139,7 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
             created_at=now,
         )
         recording.write(table=table, event=event, records=records, now=now)
-        publish_on_commit(table_id=table.pk, seq=event.seq, command_type=event.command_type, result=result)
+        publish_on_commit(table=table, command_type=event.command_type, result=result)
         return CommandOutcome(result, table.version)
 
 
@@ -191,8 +192,3 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: str
         created_at=timezone.now(),
     )
     return CommandOutcome(result, table.version)
-
-
-def table_snapshot(table: Table) -> dict:
-    """What a client needs to draw the table, with the version it corresponds to."""
-    return {"table": table.pk, "name": table.name, "version": table.version, "game": table.state}

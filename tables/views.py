@@ -4,7 +4,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from .models import Table
-from .services import table_snapshot
+from .selectors import table_snapshot
 
 
 def home(request):
