@@ -55,6 +55,7 @@ class CollectionEntry(models.Model):
     PAYERS = [("player", "player"), ("player_dealer", "player_dealer")]
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="collections")
+    seq = models.PositiveBigIntegerField(help_text="position in the table's collection chain")
     round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, related_name="collections")
     event = models.ForeignKey("tables.TableEvent", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=8, choices=KINDS)
@@ -68,12 +69,39 @@ class CollectionEntry(models.Model):
     refund_of = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="refund")
     reason = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
 
     class Meta:
-        ordering = ["id"]
+        ordering = ["table", "seq"]
+        indexes = [models.Index(fields=["gaming_day", "table"], name="collection_day_table")]
         constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="collection_seq_unique"),
             models.CheckConstraint(
                 condition=Q(kind="fee", refund_of__isnull=True) | Q(kind="refund", refund_of__isnull=False),
                 name="refund_points_at_fee",
             ),
         ]
+
+    def chain_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "round": self.round_id,
+            "event": self.event_id,
+            "kind": self.kind,
+            "seat": self.seat,
+            "player": self.player,
+            "payer": self.payer,
+            "amount": self.amount,
+            "basis": self.basis,
+            "rate_index": self.rate_index,
+            "schedule": self.schedule_id,
+            "refund_of": self.refund_of_id,
+            "reason": self.reason,
+            "created_at": self.created_at.isoformat(),
+            "gaming_day": self.gaming_day.isoformat(),
+            "shift": self.shift,
+        }

@@ -25,6 +25,7 @@ class Round(models.Model):
     status = models.CharField(max_length=12, choices=STATUSES, default="in_progress")
     street = models.CharField(max_length=12, default="betting")
     opened_at = models.DateTimeField()
+    gaming_day = models.DateField()
     closed_at = models.DateTimeField(null=True, blank=True)
     balance = models.BigIntegerField(null=True, blank=True)
     pd_net = models.BigIntegerField(null=True, blank=True)

@@ -7,6 +7,8 @@ No rule lives here: the rules engine (rounds/engine) decides, the command servic
 from django.db import models
 from django.db.models import Q
 
+from cardroom.hashchain import GENESIS
+
 
 class Table(models.Model):
     name = models.CharField(max_length=64)
@@ -18,6 +20,11 @@ class Table(models.Model):
     # The rules engine's state (rounds.engine.table.TableGame.to_dict), kept with the row
     # that every command locks, so loading it costs no extra query.
     state = models.JSONField()
+    # Heads of the table's two hash chains (cardroom/hashchain.py), kept on the row every
+    # command locks so that appending a link costs no extra query.
+    event_head = models.CharField(max_length=64, default=GENESIS)
+    collection_seq = models.PositiveBigIntegerField(default=0)
+    collection_head = models.CharField(max_length=64, default=GENESIS)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -94,6 +101,9 @@ class TableEvent(models.Model):
     records = models.JSONField(help_text="what the command did, as the engine reported it")
     actor = models.CharField(max_length=150)
     created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
 
     class Meta:
         ordering = ["table", "seq"]
@@ -103,6 +113,21 @@ class TableEvent(models.Model):
                 fields=["table", "command_id"], condition=Q(command_id__isnull=False), name="table_event_command_id_unique"
             ),
         ]
+
+
+    def chain_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "command_type": self.command_type,
+            "command": self.command,
+            "command_id": self.command_id,
+            "result": self.result,
+            "records": self.records,
+            "actor": self.actor,
+            "created_at": self.created_at.isoformat(),
+            "gaming_day": self.gaming_day.isoformat(),
+        }
 
 
 class RejectedCommand(models.Model):

@@ -5,8 +5,11 @@ queries (bulk inserts), so a command costs the same number of queries whatever t
 number of seats.
 """
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import date, datetime
 
+from cardroom import hashchain
+from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.engine import records as r
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
@@ -14,7 +17,21 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from .models import RotationLogEntry, SeatOccupancy, Table, TableEvent
 
 
-def write(*, table: Table, event: TableEvent, records: list[r.Record], now: datetime) -> None:
+@dataclass(frozen=True)
+class Stamp:
+    """When a command happened: UTC time, and the cardroom's gaming day and shift."""
+
+    now: datetime
+    gaming_day: date
+    shift: str
+
+    @classmethod
+    def at(cls, now: datetime) -> "Stamp":
+        cal = calendar()
+        return cls(now, cal.gaming_day(now), cal.shift(now))
+
+
+def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp) -> None:
     rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
     if rotation:
         RotationLogEntry.objects.bulk_create(
@@ -25,27 +42,38 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], now: date
                 seat=rec.seat,
                 player=rec.player,
                 round_number=rec.round,
-                created_at=now,
+                created_at=stamp.now,
             )
             for rec in rotation
         )
     for rec in records:
         writer = _WRITERS.get(type(rec))
         if writer is not None:
-            writer(rec, table=table, event=event, now=now)
+            writer(rec, table=table, event=event, stamp=stamp)
 
 
-def _seated(rec: r.Seated, *, table, event, now):
-    SeatOccupancy.objects.create(table=table, seat=rec.seat, player=rec.player, sat_at=now, sat_seq=event.seq)
+def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Stamp) -> None:
+    """Number the entries in the table's collection chain, link their hashes, insert."""
+    for entry in entries:
+        table.collection_seq += 1
+        entry.seq = table.collection_seq
+        entry.created_at, entry.gaming_day, entry.shift = stamp.now, stamp.gaming_day, stamp.shift
+        entry.prev_hash = table.collection_head
+        entry.row_hash = table.collection_head = hashchain.link(entry.prev_hash, entry.chain_content())
+    CollectionEntry.objects.bulk_create(entries)
 
 
-def _left(rec: r.Left, *, table, event, now):
+def _seated(rec: r.Seated, *, table, event, stamp):
+    SeatOccupancy.objects.create(table=table, seat=rec.seat, player=rec.player, sat_at=stamp.now, sat_seq=event.seq)
+
+
+def _left(rec: r.Left, *, table, event, stamp):
     SeatOccupancy.objects.filter(table=table, seat=rec.seat, left_at__isnull=True).update(
-        left_at=now, left_seq=event.seq
+        left_at=stamp.now, left_seq=event.seq
     )
 
 
-def _round_opened(rec: r.RoundOpened, *, table, event, now):
+def _round_opened(rec: r.RoundOpened, *, table, event, stamp):
     config = table.config
     Round.objects.create(
         table=table,
@@ -55,7 +83,8 @@ def _round_opened(rec: r.RoundOpened, *, table, event, now):
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
         bank=rec.bank,
-        opened_at=now,
+        opened_at=stamp.now,
+        gaming_day=stamp.gaming_day,
     )
 
 
@@ -63,16 +92,16 @@ def _round(table: Table, number: int) -> Round:
     return Round.objects.get(table=table, number=number)
 
 
-def _bets_closed(rec: r.BetsClosed, *, table, event, now):
+def _bets_closed(rec: r.BetsClosed, *, table, event, stamp):
     rnd = _round(table, rec.round)
     Round.objects.filter(pk=rnd.pk).update(deck=rec.deck, street="preflop")
     Wager.objects.bulk_create(
-        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=now)
+        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=stamp.now)
         for w in rec.wagers
         for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
         if amount
     )
-    CollectionEntry.objects.bulk_create(
+    _append_collections(table, [
         CollectionEntry(
             table=table,
             round=rnd,
@@ -85,41 +114,40 @@ def _bets_closed(rec: r.BetsClosed, *, table, event, now):
             basis=f.basis,
             rate_index=f.rate,
             schedule_id=rnd.fee_schedule_id,
-            created_at=now,
         )
         for f in rec.fees
-    )
+    ], stamp)
 
 
-def _cards(rec: r.CardsDealt, *, table, event, now):
+def _cards(rec: r.CardsDealt, *, table, event, stamp):
     rnd = _round(table, rec.round)
     RoundCard.objects.bulk_create(
-        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=now)
+        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=stamp.now)
         for pos, i, card in rec.cards
     )
 
 
-def _street(rec: r.StreetReached, *, table, event, now):
+def _street(rec: r.StreetReached, *, table, event, stamp):
     Round.objects.filter(table=table, number=rec.round).update(street=rec.street)
 
 
-def _decided(rec: r.Decided, *, table, event, now):
+def _decided(rec: r.Decided, *, table, event, stamp):
     rnd = _round(table, rec.round)
     Decision.objects.create(
-        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=now
+        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=stamp.now
     )
     if rec.action == "play":
-        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=now)
+        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=stamp.now)
 
 
-def _refunds(rnd: Round, fee_lines, *, table, event, now, reason: str):
+def _refunds(rnd: Round, fee_lines, *, table, event, stamp, reason: str):
     if not fee_lines:
         return
     fees = {
         (f.seat, f.payer): f
         for f in CollectionEntry.objects.filter(round=rnd, kind="fee", seat__in=[line.seat for line in fee_lines])
     }
-    CollectionEntry.objects.bulk_create(
+    _append_collections(table, [
         CollectionEntry(
             table=table,
             round=rnd,
@@ -134,13 +162,12 @@ def _refunds(rnd: Round, fee_lines, *, table, event, now, reason: str):
             schedule_id=fee.schedule_id,
             refund_of=fee,
             reason=reason,
-            created_at=now,
         )
         for fee in (fees[(line.seat, line.payer)] for line in fee_lines)
-    )
+    ], stamp)
 
 
-def _settled(rec: r.RoundSettled, *, table, event, now):
+def _settled(rec: r.RoundSettled, *, table, event, stamp):
     rnd = _round(table, rec.round)
     s = rec.settlement
     SettlementLine.objects.bulk_create(
@@ -154,15 +181,15 @@ def _settled(rec: r.RoundSettled, *, table, event, now):
             result=line.result,
             amount=line.amount,
             uncovered=line.uncovered,
-            created_at=now,
+            created_at=stamp.now,
         )
         for i, line in enumerate(s.lines, start=1)
     )
-    _refunds(rnd, rec.fee_refunds, table=table, event=event, now=now, reason="bank_could_not_act")
+    _refunds(rnd, rec.fee_refunds, table=table, event=event, stamp=stamp, reason="bank_could_not_act")
     Round.objects.filter(pk=rnd.pk).update(
         status="settled",
         street="settled",
-        closed_at=now,
+        closed_at=stamp.now,
         balance=s.balance,
         pd_net=s.pd_net,
         exhausted=s.exhausted,
@@ -170,11 +197,11 @@ def _settled(rec: r.RoundSettled, *, table, event, now):
     )
 
 
-def _voided(rec: r.RoundVoided, *, table, event, now):
+def _voided(rec: r.RoundVoided, *, table, event, stamp):
     rnd = _round(table, rec.round)
-    _refunds(rnd, rec.fee_refunds, table=table, event=event, now=now, reason="round_voided")
+    _refunds(rnd, rec.fee_refunds, table=table, event=event, stamp=stamp, reason="round_voided")
     Round.objects.filter(pk=rnd.pk).update(
-        status="voided", closed_at=now, void_reason=rec.reason, void_approved_by=rec.approved_by
+        status="voided", closed_at=stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by
     )
 
 

@@ -12,6 +12,8 @@ from random import Random
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom import hashchain
+
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
 from rounds.engine.table import TableConfig as EngineConfig
@@ -121,13 +123,14 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
             _check_envelope(table, command)
             game = TableGame.from_dict(table.state)
             new_game, result, records = game.apply(command, rng=rng)
+            if not hashchain.only_whole_numbers(command):
+                raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:
             return _reject(table, command, command_id, refusal, actor)
-        now = timezone.now()
+        stamp = recording.Stamp.at(timezone.now())
         table.version += 1
         table.state = new_game.to_dict()
-        table.save(update_fields=["version", "state"])
-        event = TableEvent.objects.create(
+        event = TableEvent(
             table=table,
             seq=table.version,
             command_type=command["type"],
@@ -136,9 +139,14 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
             result=result,
             records=[r.as_dict() for r in records],
             actor=actor,
-            created_at=now,
+            created_at=stamp.now,
+            gaming_day=stamp.gaming_day,
+            prev_hash=table.event_head,
         )
-        recording.write(table=table, event=event, records=records, now=now)
+        event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content())
+        event.save(force_insert=True)
+        recording.write(table=table, event=event, records=records, stamp=stamp)
+        table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head"])
         publish_on_commit(table=table, command_type=event.command_type, result=result)
         return CommandOutcome(result, table.version)
 

@@ -95,3 +95,7 @@ TIME_ZONE = os.environ.get("CARDROOM_TIME_ZONE", "America/Los_Angeles")
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Compliance: the business calendar (cardroom/gaming_day.py) ---------------------
+CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")
+CARDROOM_SHIFTS = [("day", "06:00"), ("swing", "14:00"), ("grave", "22:00")]
