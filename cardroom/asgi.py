@@ -1,16 +1,27 @@
-"""
-ASGI config for cardroom project.
+"""ASGI entry point: HTTP goes to Django, websockets to the live-table consumers.
 
-It exposes the ASGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/5.2/howto/deployment/asgi/
+Websockets pass the allowed-hosts origin check (no cross-site socket can ride a
+supervisor's session) and the session authentication of Django's login.
 """
 
 import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'cardroom.settings.base')
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings.base")
 
-application = get_asgi_application()
+# Django must be set up before anything imports models (the consumers do).
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from tables.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)

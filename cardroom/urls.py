@@ -3,5 +3,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("tables.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

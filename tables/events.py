@@ -1,30 +1,48 @@
 """Typed events for live screens, sent only after the command's transaction commits.
 
 This module is the only place that sends to the channel layer: grep `publish_on_commit`
-to find every broadcast. A client that sees a gap in `seq` takes a fresh snapshot.
+to find every broadcast.
+
+* `table.<id>` (the tablet, the live table view) gets every accepted command as it
+  happens: a `TableChanged` carrying the command's result and the table's snapshot at
+  that seq. A client that sees a gap in `seq` takes a fresh snapshot.
+* `floor` (the supervisors' dashboard) gets the latest row of each table *at most once
+  per WINDOW* (`FloorRowChanged`), whatever the number of commands in between: with 250
+  busy tables a message per event would overrun channels_redis (a connection's queue
+  holds 100 messages and one process handles about 1,000 group messages a second).
 """
 
+import asyncio
+import logging
+import threading
+import time
 from dataclasses import asdict, dataclass
 from functools import partial
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
+from asgiref.sync import async_to_sync, sync_to_async
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers, get_channel_layer
+from django.db import close_old_connections, connections, transaction
 
-from .selectors import table_snapshot
+from .selectors import floor_rows, table_snapshot
+
+logger = logging.getLogger(__name__)
+
+FLOOR_GROUP = "floor"
+# The floor hears of one table at most this often (seconds). The first change after a
+# quiet spell goes out at once; changes within the window are folded into one row sent
+# when the window ends, so the floor always ends on the latest state.
+WINDOW = 0.2
 
 
 def table_group(table_id: int) -> str:
     return f"table.{table_id}"
 
 
-FLOOR_GROUP = "floor"
-
-
 @dataclass(frozen=True)
 class TableChanged:
     """Table `table` reached version `seq` by an accepted command; `snapshot` is the
-    table's snapshot at that version (tables.services.table_snapshot)."""
+    table's snapshot at that version (tables.selectors.table_snapshot)."""
 
     table: int
     seq: int
@@ -34,6 +52,19 @@ class TableChanged:
     type: str = "table.changed"  # the consumer method `table_changed` receives it
 
 
+@dataclass(frozen=True)
+class FloorRowChanged:
+    """The floor row of table `table` as it stood at version `seq` when the window closed
+    (tables.selectors.floor_rows); `command_type` is the last command it had applied, or
+    None when only the tablet's presence changed."""
+
+    table: int
+    seq: int
+    command_type: str | None
+    row: dict
+    type: str = "table.changed"
+
+
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
     event = TableChanged(
         table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=table_snapshot(table)
@@ -41,10 +72,134 @@ def publish_on_commit(*, table, command_type: str, result: dict) -> None:
     transaction.on_commit(partial(_send, event))
 
 
+def tablet_presence_changed(table_id: int) -> None:
+    """A dealer tablet connected to or left the table: the floor's alert follows."""
+    floor_coalescer.changed(table_id)
+
+
+def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The event loop this process's consumers run on (Daphne's). The in-memory channel
+    layer's queues belong to that loop, so floor rows are delivered through it."""
+    floor_coalescer.consumer_loop = loop
+
+
 def _send(event: TableChanged) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = asdict(event)
-    async_to_sync(layer.group_send)(table_group(event.table), message)
-    async_to_sync(layer.group_send)(FLOOR_GROUP, message)
+    async_to_sync(layer.group_send)(table_group(event.table), asdict(event))
+    floor_coalescer.changed(event.table)
+
+
+class FloorCoalescer:
+    """Per process: which tables changed, and when each was last sent to the floor.
+
+    Runs in a thread of its own with its own event loop, so a command's answer never
+    waits for the floor, and it works the same in Daphne, in a management command and in
+    tests. The rows are read from the database when sent, so they are the latest
+    committed state whichever process changed the table; several Daphne processes each
+    coalesce their own commands and the dashboard keeps the highest `seq` per table.
+    """
+
+    def __init__(self, window: float):
+        self.window = window
+        self.consumer_loop: asyncio.AbstractEventLoop | None = None
+        self.sent = 0  # floor messages sent by this process (the benchmark reads it)
+        self._lock = threading.Lock()
+        self._dirty: set[int] = set()
+        self._last_sent: dict[int, float] = {}
+        self._idle = threading.Event()
+        self._idle.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wakeup: asyncio.Event | None = None
+        self._own = self._own_for = None  # our own channel layer, and the shared one it copies
+
+    def changed(self, table_id: int) -> None:
+        loop = self._start()
+        with self._lock:
+            self._dirty.add(table_id)
+            self._idle.clear()
+        loop.call_soon_threadsafe(self._wakeup.set)
+
+    def drain(self, timeout: float = 10.0) -> bool:
+        """Wait until every change has been sent (a management command calls this before
+        it exits, since the coalescer's thread dies with the process)."""
+        return self._idle.wait(timeout)
+
+    def _start(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                ready = threading.Event()
+                threading.Thread(target=self._run, args=(ready,), name="floor-coalescer", daemon=True).start()
+                ready.wait()
+            return self._loop
+
+    def _run(self, ready: threading.Event) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._wakeup = asyncio.Event()
+        self._loop = loop
+        ready.set()
+        loop.run_until_complete(self._pump())
+
+    async def _pump(self) -> None:
+        while True:
+            self._wakeup.clear()  # before reading _dirty: a later change sets it again
+            with self._lock:
+                now = time.monotonic()
+                due = sorted(t for t in self._dirty if now >= self._last_sent.get(t, -self.window) + self.window)
+                self._dirty.difference_update(due)
+                self._last_sent.update(dict.fromkeys(due, now))
+                waits = [self._last_sent[t] + self.window - now for t in self._dirty]
+                if not due and not waits:
+                    self._idle.set()
+            if due:
+                await self._flush(due)
+                continue
+            try:
+                await asyncio.wait_for(self._wakeup.wait(), timeout=min(waits) if waits else None)
+            except TimeoutError:
+                pass
+
+    async def _flush(self, table_ids: list[int]) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids)
+            for row in rows:
+                message = FloorRowChanged(table=row["table"], seq=row["seq"], command_type=row["last_command"], row=row)
+                await self._group_send(layer, asdict(message))
+                self.sent += 1
+        except Exception:
+            # The floor's periodic full refresh (tables.consumers) mends a lost row.
+            logger.exception("floor rows for tables %s could not be sent", table_ids)
+
+    async def _group_send(self, layer, message: dict) -> None:
+        target = self.consumer_loop
+        if target is not None and target.is_running():
+            future = asyncio.run_coroutine_threadsafe(layer.group_send(FLOOR_GROUP, message), target)
+            await asyncio.wait_for(asyncio.wrap_future(future), timeout=5)
+        else:
+            # No consumer in this process (a management command, a worker): send with a
+            # layer of our own, whose Redis connections belong to this thread's loop.
+            await (await self._own_layer(layer)).group_send(FLOOR_GROUP, message)
+
+    async def _own_layer(self, shared):
+        if self._own_for is not shared:
+            if hasattr(self._own, "close_pools"):
+                await self._own.close_pools()
+            self._own, self._own_for = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER), shared
+        return self._own
+
+
+def _rows(table_ids: list[int]) -> list[dict]:
+    close_old_connections()
+    try:
+        return floor_rows(table_ids)
+    finally:
+        # A pool thread must not keep a connection open (nor the test database busy).
+        connections.close_all()
+
+
+floor_coalescer = FloorCoalescer(WINDOW)

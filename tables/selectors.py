@@ -1,8 +1,269 @@
-"""Reads: what clients are shown. Writes are in tables/services.py."""
+"""Reads: what clients are shown. Writes are in tables/services.py.
 
-from .models import Table
+The live screens draw from `table_snapshot`; `view` in it is display data derived from
+the rules engine's state here in Python (next step, who owes a decision, which cards are
+used), so the browser code only draws it. The engine decides everything: a hint here is
+never a rule, and a command the hint allows may still be refused.
+"""
+
+from datetime import datetime, timedelta
+
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from collections_fees.models import CollectionEntry
+from rounds.engine.dealing import cards_needed
+from rounds.engine.errors import CommandError
+from rounds.engine.table import PLAY_MULTIPLES, TableGame
+from rounds.models import Round
+
+from . import presence
+from .models import Table, TableEvent
+
+# A table with players seated and no command for this long is flagged idle on the floor.
+IDLE_AFTER = timedelta(minutes=10)
 
 
 def table_snapshot(table: Table) -> dict:
     """What a client needs to draw the table, with the version (event seq) it shows."""
-    return {"table": table.pk, "name": table.name, "version": table.version, "game": table.state}
+    return {
+        "table": table.pk,
+        "name": table.name,
+        "version": table.version,
+        "game": table.state,
+        "view": table_view(table.state),
+    }
+
+
+# --- the table as the dealer sees it ---------------------------------------------------
+
+_DECISIONS = {
+    "preflop": [{"type": "check"}] + [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["preflop"]],
+    "flop": [{"type": "check"}] + [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["flop"]],
+    "river": [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["river"]] + [{"type": "fold"}],
+}
+
+
+def table_view(state: dict) -> dict:
+    """Display data for the tablet, the live view and the floor, from the engine state."""
+    game = TableGame.from_dict(state)
+    rot, rnd = game.rotation, game.round
+    phase = game.phase
+    seats = [_seat_view(game, n) for n in range(1, game.config.seats + 1)]
+    pending = [s["seat"] for s in seats if s["owes"]]
+    preview = _settlement_preview(game) if phase == "showdown" else None
+    return {
+        "phase": phase,
+        "seats": seats,
+        "pending": pending,
+        "next": _next_step(game, pending),
+        "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
+        "consecutive_banks": rot.streak if rot.pd_player is not None and rot.pd_player == rot.streak_player else 0,
+        "used_cards": sorted(rnd.known_cards()) if rnd else [],
+        "picker": _picker(game, pending),
+        "bank_left": (preview["balance"] if preview else rnd.bank) if rnd else None,
+        "settlement_preview": preview,
+    }
+
+
+def _seat_view(game: TableGame, n: int) -> dict:
+    rnd, rot = game.round, game.rotation
+    player = game.occupants.get(n)
+    entry = rnd.seats.get(n) if rnd else None
+    if player is None:
+        role = None
+    elif n == (rnd.pd_seat if rnd else rot.pd_seat):
+        role = "player_dealer"
+    else:
+        role = "player"
+    owes = bool(entry and rnd.phase in _DECISIONS and entry.owes_decision(rnd.phase))
+    # Command templates the tablet offers at this seat; the service has the last word.
+    if player is None:
+        actions = [{"type": "sit"}]
+    elif rnd is None:
+        actions = [{"type": "leave"}]
+    elif role == "player" and rnd.phase == "betting":
+        actions = [{"type": "wager"}] + ([{"type": "withdraw"}] if entry else [{"type": "leave"}])
+    elif role == "player" and entry is None:
+        actions = [{"type": "leave"}]
+    else:
+        actions = _DECISIONS[rnd.phase] if owes else []
+    return {
+        "seat": n,
+        "player": player,
+        "role": role,
+        "offered": rot.offer_seat == n,
+        "wager": (
+            {
+                "ante": entry.ante,
+                "blind": entry.blind,
+                "trips": entry.trips,
+                "play": entry.play,
+                "checked": list(entry.checked),
+                "folded": entry.folded,
+                "hole": entry.hole,
+            }
+            if entry
+            else None
+        ),
+        "owes": owes,
+        "actions": actions,
+    }
+
+
+def _next_step(game: TableGame, pending: list[int]) -> dict:
+    """The one obvious thing for the dealer to do now: `step` names it, `commands` are
+    the command templates the tablet offers for it (the service still decides)."""
+    rot, rnd = game.rotation, game.round
+    if rnd is None:
+        if rot.offer_seat is not None:
+            seat = rot.offer_seat
+            return {
+                "step": "offer",
+                "seat": seat,
+                "commands": [{"type": "accept_bank", "seat": seat}, {"type": "decline_bank", "seat": seat}],
+            }
+        if rot.pd_seat is None:
+            return {"step": "stopped" if rot.stopped else "choose_player_dealer", "commands": [{"type": "offer_bank"}]}
+        if len(game.occupants) < 2:
+            return {"step": "wait_for_players", "commands": [{"type": "sit"}]}
+        return {"step": "open_round", "commands": [{"type": "open_round"}, {"type": "pass_bank"}]}
+    if rnd.phase == "betting":
+        if not rnd.seats:
+            return {"step": "take_wagers", "commands": [{"type": "wager"}]}
+        return {"step": "no_more_bets", "commands": [{"type": "no_more_bets"}]}
+    if rnd.phase == "preflop" and not rnd.dealt and not rnd.decisions_made:
+        # Either the software shuffles or a shuffler's sequence is entered, or the cards
+        # are dealt by hand and entered as they are revealed (commands.md, `deal`).
+        return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
+    if pending:
+        return {"step": "decisions", "pending": pending, "commands": []}
+    reveal = {"preflop": "flop", "flop": "turn_river", "river": "showdown", "showdown": "settle"}[rnd.phase]
+    return {"step": reveal, "commands": [{"type": reveal}]}
+
+
+def _picker(game: TableGame, pending: list[int]) -> dict | None:
+    """What the card picker must collect for the next reveal (none when dealt)."""
+    rnd = game.round
+    if rnd is None or rnd.dealt or pending:
+        return None
+    if rnd.phase == "preflop":
+        return {"command": "flop", "count": 3}
+    if rnd.phase == "flop":
+        return {"command": "turn_river", "count": 2}
+    if rnd.phase in ("river", "showdown"):
+        # commands.md, `showdown`: the PD, every player who did not fold, and every
+        # folded player with Trips.
+        seats = [s.seat for s in sorted(rnd.seats.values(), key=lambda s: s.seat) if not s.folded or s.trips]
+        return {"command": "showdown", "hands": ["player_dealer", *seats]}
+    return None
+
+
+def _settlement_preview(game: TableGame) -> dict | None:
+    """The settlement the engine would make now, asked of the engine itself: a showdown
+    with the cards already recorded (applied to a copy; nothing is changed)."""
+    rnd = game.round
+    command = {"type": "showdown"}
+    if not rnd.dealt:
+        command["player_dealer"] = rnd.pd_hole
+        command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
+    try:
+        _, result, _ = game.apply(command)
+    except CommandError:
+        return None
+    return result
+
+
+# --- the floor ---------------------------------------------------------------------------
+
+
+def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = None) -> list[dict]:
+    """One row per table for the floor dashboard (all tables when `table_ids` is None).
+
+    A fixed number of queries whatever the number of tables: the coalescer in
+    tables/events.py calls this for every table that changed in a window.
+    """
+    now = now or timezone.now()
+    today = calendar().gaming_day(now)
+    day_start, _ = calendar().day_bounds(today)
+    closed = Round.objects.filter(table=OuterRef("pk")).exclude(status="in_progress").order_by("-number")
+    last_event = TableEvent.objects.filter(table=OuterRef("pk"), seq=OuterRef("version"))
+    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state")
+    if table_ids is not None:
+        tables = tables.filter(pk__in=table_ids)
+    tables = list(
+        tables.annotate(
+            last_command=Subquery(last_event.values("command_type")[:1]),
+            last_event_at=Subquery(last_event.values("created_at")[:1]),
+            last_round=Subquery(closed.values("number")[:1]),
+            last_round_status=Subquery(closed.values("status")[:1]),
+            last_round_exhausted=Subquery(closed.values("exhausted")[:1]),
+            last_void=Subquery(closed.filter(status="voided").values("void_reason")[:1]),
+        )
+    )
+    ids = [t.pk for t in tables]
+    fees = dict(
+        CollectionEntry.objects.filter(table_id__in=ids, gaming_day=today)
+        .values("table_id")
+        .annotate(
+            net=Sum("amount", filter=Q(kind="fee"), default=0) - Sum("amount", filter=Q(kind="refund"), default=0)
+        )
+        .values_list("table_id", "net")
+    )
+    rounds = {
+        r["table_id"]: r
+        for r in Round.objects.filter(table_id__in=ids)
+        .values("table_id")
+        .annotate(
+            last_hour=Count("pk", filter=Q(status="settled", closed_at__gte=now - timedelta(hours=1))),
+            voids_today=Count("pk", filter=Q(status="voided", closed_at__gte=day_start)),
+        )
+    }
+    tablets = presence.tablets_connected(ids)
+    return [_floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk]) for t in tables]
+
+
+def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
+    game = table.state
+    rot, rnd = game["rotation"], game["round"]
+    seated = len(game["occupants"])
+    is_open = seated > 0
+    view = table_view(game)
+    alerts = []
+    if table.last_round_status == "settled" and table.last_round_exhausted:
+        alerts.append({"kind": "bank_exhausted", "text": f"Bank exhausted in round {table.last_round}"})
+    if rot["stopped"]:
+        alerts.append({"kind": "stopped", "text": "Game stopped: no player-dealer"})
+    if rot["offer_seat"] is not None:
+        alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot['offer_seat']}"})
+    if rounds.get("voids_today"):
+        alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
+    if is_open and not tablets:
+        alerts.append({"kind": "tablet_disconnected", "text": "Tablet disconnected"})
+    last_at = table.last_event_at
+    if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
+        alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})
+    return {
+        "table": table.pk,
+        "name": table.name,
+        "seq": table.version,
+        "open": is_open,
+        "street": view["phase"],
+        "round": rnd["number"] if rnd else None,
+        "player_dealer": (
+            {"seat": rot["pd_seat"], "player": rot["pd_player"], "consecutive_banks": view["consecutive_banks"]}
+            if rot["pd_seat"] is not None
+            else None
+        ),
+        "bank": rnd["bank"] if rnd else None,
+        "bank_left": view["bank_left"],
+        "seated": seated,
+        "seats": game["config"]["seats"],
+        "rounds_per_hour": rounds.get("last_hour", 0),
+        "fees_today": fees_today,
+        "last_command": table.last_command,
+        "last_event_at": last_at.isoformat() if last_at else None,
+        "tablets": tablets,
+        "alerts": alerts,
+    }

@@ -4,6 +4,10 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("floor/", views.floor, name="floor"),
+    path("tables/<int:table_id>/", views.table_live, name="table-live"),
+    path("tables/<int:table_id>/tablet/", views.tablet, name="tablet"),
+    path("api/tables/<int:table_id>/commands", views.table_command, name="table-command"),
     path("api/tables/<int:table_id>/state", views.table_state, name="table-state"),
     path("healthz", views.healthz, name="healthz"),
 ]

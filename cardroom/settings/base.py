@@ -31,6 +31,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Daphne serves no static files: WhiteNoise does, in development and in the container.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -95,6 +97,22 @@ TIME_ZONE = os.environ.get("CARDROOM_TIME_ZONE", "America/Los_Angeles")
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Served from the source folders too, so `make run` and the browser tests need no collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+# Live tables (issue 3): every page and socket needs a logged-in user.
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+# Tablet presence (the floor's "tablet disconnected" alert) must be visible to every
+# Daphne process: in Redis when there is one, else in this one process's memory.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "cardroom"}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 # --- Compliance: the business calendar (cardroom/gaming_day.py) ---------------------
 CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")

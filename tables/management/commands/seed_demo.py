@@ -1,40 +1,105 @@
-"""`python manage.py seed_demo`: a demo table ready to deal (idempotent)."""
+"""`python manage.py seed_demo`: a floor of demo tables ready to deal, and demo logins.
 
+Idempotent: tables and users that exist are left as they are. Everything is created
+through the command service, like a dealer would. The demo passwords are for the demo
+only: they are printed, so never run this against a real cardroom's database.
+"""
+
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
+from tables.events import floor_coalescer
 from tables.models import Table
 from tables.services import command_execute, table_create
 
-DEMO_TABLE = {
-    "seats": 6,
-    "paytable": "UTH-01",
-    "limits": {"ante_min": 500, "ante_max": 100000, "trips_min": 100, "trips_max": 25000},
-    "dealing": "shuffler",
-    "max_consecutive_banks": 2,
-    "fee_schedule": {
-        "payers": "all_players",
-        "player_basis": "ante",
-        "pd_basis": "per_betting_square",
-        "rates": [
-            {"min": 500, "max": 2500, "player_fee": 100, "pd_fee": 100},
-            {"min": 2501, "max": 100000, "player_fee": 200, "pd_fee": 150},
-        ],
-    },
+FEES = {
+    "payers": "all_players",
+    "player_basis": "ante",
+    "pd_basis": "per_betting_square",
+    "rates": [
+        {"min": 500, "max": 2500, "player_fee": 100, "pd_fee": 100},
+        {"min": 2501, "max": 100000, "player_fee": 200, "pd_fee": 150},
+    ],
 }
-DEMO_PLAYERS = {1: "P-101", 2: "P-102", 3: "P-103", 5: "P-105"}
+LIMITS = {"ante_min": 500, "ante_max": 100000, "trips_min": 100, "trips_max": 25000}
+
+# name -> (configuration, seated players {seat: player}, the seat first offered the bank)
+DEMO_TABLES = {
+    "Demo UTH-1": (
+        {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES},
+        {1: "P-101", 2: "P-102", 3: "P-103", 5: "P-105"},
+        1,
+    ),
+    "Demo UTH-2": (
+        {"seats": 6, "paytable": "UTH-02", "limits": LIMITS, "dealing": "shoe", "fee_schedule": FEES},
+        {1: "P-201", 2: "P-202", 4: "P-204", 6: "P-206"},
+        2,
+    ),
+    "Demo UTH-3": (
+        {"seats": 7, "paytable": "UTH-03", "limits": LIMITS, "dealing": "community_first", "fee_schedule": FEES},
+        {1: "P-301", 3: "P-303", 5: "P-305", 7: "P-307"},
+        3,
+    ),
+    "Demo UTH-4": (
+        {"seats": 8, "paytable": "UTH-04", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES,
+         "max_consecutive_banks": 1},
+        {2: "P-402", 3: "P-403", 4: "P-404", 6: "P-406", 8: "P-408"},
+        4,
+    ),
+    "Demo UTH-5": (
+        {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES},
+        {1: "P-501", 2: "P-502", 3: "P-503"},
+        2,
+    ),
+    "Demo UTH-6": (
+        {"seats": 6, "paytable": "UTH-02", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES},
+        {},
+        None,
+    ),
+}
+
+# user name -> (password, is staff). Roles come in their own issue; today any logged-in
+# user may drive a tablet and watch the floor.
+DEMO_USERS = {"dealer": ("dealer-demo", False), "supervisor": ("supervisor-demo", True)}
+
+
+def demo_table(name: str, config: dict, players: dict[int, str], first_offer: int | None) -> Table:
+    """The table `name`, created with its players and player-dealer if it does not exist."""
+    table = Table.objects.filter(name=name).first()
+    if table is not None:
+        return table
+    commands = [{"type": "sit", "seat": s, "player": p} for s, p in players.items()]
+    if first_offer is not None:
+        commands += [{"type": "offer_bank", "seat": first_offer}, {"type": "accept_bank", "seat": first_offer}]
+    with transaction.atomic():
+        table = table_create(name=name, config=config, created_by="seed_demo")
+        for command in commands:
+            outcome = command_execute(table_id=table.pk, command=command, actor="seed_demo")
+            assert outcome.ok, (command, outcome.result)
+    return table
+
+
+def demo_user(username: str, password: str, is_staff: bool) -> str:
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        User.objects.create_user(username=username, password=password, is_staff=is_staff)
+        return password
+    return password if user.check_password(password) else "(its password was changed since it was seeded)"
 
 
 class Command(BaseCommand):
-    help = "Create the demo table with seated players and a player-dealer (does nothing if it exists)."
+    help = "Create the demo floor (tables with seated players) and demo logins; prints them. Idempotent."
 
     def handle(self, *args, **options):
-        table = Table.objects.filter(name="Demo UTH-1").first()
-        if table is None:
-            table = table_create(name="Demo UTH-1", config=DEMO_TABLE, created_by="seed_demo")
-            commands = [{"type": "sit", "seat": s, "player": p} for s, p in DEMO_PLAYERS.items()]
-            commands += [{"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}]
-            for command in commands:
-                outcome = command_execute(table_id=table.pk, command=command, actor="seed_demo")
-                assert outcome.ok, outcome.result
-        table.refresh_from_db()
-        self.stdout.write(f"Demo table ready: {table.name} (id {table.pk}), version {table.version}")
+        tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
+        logins = {name: demo_user(name, password, staff) for name, (password, staff) in DEMO_USERS.items()}
+        floor_coalescer.drain()
+        self.stdout.write("Demo floor ready:")
+        for table in tables:
+            self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")
+        self.stdout.write("  floor dashboard: /floor/")
+        self.stdout.write("Demo logins (demo only):")
+        for name, password in logins.items():
+            self.stdout.write(f"  user {name}  password {password}")

@@ -1,0 +1,33 @@
+"""What the dealer reads when a command is refused: one plain sentence per error code of
+commands.md (the service's own message, with the details, is shown beneath it)."""
+
+ERROR_TEXT = {
+    "invalid_command": "That command was not understood. Check the fields and try again.",
+    "wrong_state": "That is not allowed at this point of the round.",
+    "unknown_seat": "There is no such seat at this table.",
+    "seat_taken": "That seat is already taken.",
+    "seat_empty": "Nobody is sitting in that seat.",
+    "player_already_seated": "That player is already seated at this table.",
+    "seat_is_player_dealer": "That seat is the player-dealer: it banks, it does not bet.",
+    "not_in_round": "That seat has no wager in this round.",
+    "no_player_dealer": "There is no player-dealer: offer the bank first.",
+    "no_players": "A round needs at least one player with a wager.",
+    "invalid_amount": "Amounts must be whole, positive numbers of dollars and cents.",
+    "below_table_min": "That wager is below the table minimum.",
+    "above_table_max": "That wager is above the table maximum.",
+    "blind_must_equal_ante": "The Blind must equal the Ante.",
+    "invalid_play_multiple": "That Play amount is not allowed on this street.",
+    "already_decided": "That seat has already decided on this street.",
+    "decisions_pending": "Some players still have to decide before the next cards.",
+    "invalid_card": "That is not a card.",
+    "duplicate_card": "That card is already in play this round.",
+    "wrong_card_count": "Wrong number of cards for this step.",
+    "missing_cards": "Some cards are missing: enter every card asked for.",
+    "card_mismatch": "Those cards differ from the ones dealt.",
+    "rotation_limit": "That person has banked the limit of consecutive rounds and may not bank now.",
+    "not_offered": "The bank has not been offered to that seat.",
+    "offer_pending": "The bank is offered to a seat that has not answered yet.",
+    "approval_required": "A void needs a supervisor's approval.",
+    "not_authorized": "You are not allowed to do that.",
+    "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
+}
