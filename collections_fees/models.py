@@ -105,3 +105,54 @@ class CollectionEntry(models.Model):
             "gaming_day": self.gaming_day.isoformat(),
             "shift": self.shift,
         }
+
+
+class DropCount(models.Model):
+    """What the count team found in a table's drop box for one gaming day.
+
+    Append-only (a database trigger refuses UPDATE and DELETE): a recount is a new row,
+    and the latest row for a table and gaming day is the count in force, so every earlier
+    figure and who entered it stays on record.
+    """
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="drop_counts")
+    gaming_day = models.DateField()
+    amount = models.PositiveBigIntegerField(help_text="cents counted in the drop box")
+    counted_by = models.CharField(max_length=150)
+    counted_at = models.DateTimeField()
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "counted_at", "id"]
+        indexes = [models.Index(fields=["table", "gaming_day", "counted_at"], name="drop_count_table_day")]
+
+
+class ExportManifest(models.Model):
+    """The record of one finished export: what was asked for, what was sent, who asked.
+
+    Written once, when the last byte of the export has been produced, and never changed
+    (append-only trigger). A compliance officer checks a file against it: the SHA-256 of
+    the file's bytes and its row count must equal the ones recorded here
+    (docs/compliance-exports.md).
+    """
+
+    KINDS = [(k, k) for k in ("collections", "rotation", "rounds", "daily_summary")]
+    SOURCES = [("http", "http"), ("cli", "cli")]
+
+    id = models.UUIDField(primary_key=True)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    media_type = models.CharField(max_length=100)
+    filename = models.CharField(max_length=200)
+    filters = models.JSONField()
+    columns = models.JSONField()
+    time_zone = models.CharField(max_length=64)
+    rows = models.PositiveBigIntegerField(help_text="data rows, the header row excluded")
+    bytes = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    requested_by = models.CharField(max_length=150)
+    source = models.CharField(max_length=8, choices=SOURCES)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-finished_at"]
