@@ -1,3 +1,171 @@
-from django.shortcuts import render
+"""Compliance pages: the collection log with daily totals and drop counts, the exports
+and their manifests. Thin: forms read the request, selectors read the database,
+services write, collections_fees/exports.py streams.
 
-# Create your views here.
+Every page needs a logged-in user (roles come later).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from cardroom.gaming_day import calendar
+from tables.models import Table
+
+from . import selectors, services
+from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
+from .forms import CollectionFilterForm, DropCountForm, filter_query_string
+from .models import ExportManifest
+
+PAGE_SIZE = 100
+
+
+def default_month(query):
+    """The page's filters, with the current gaming day's month when no day range is given
+    (a compliance user starts from "this month")."""
+    data = query.copy()
+    if not any(data.get(k) for k in ("from", "to", "month")):
+        data["month"] = calendar().gaming_day(timezone.now()).strftime("%Y-%m")
+    return data
+
+
+def csv_export_response(export: CsvExport) -> StreamingHttpResponse:
+    """The streamed CSV; where its manifest will be once the last byte is sent."""
+    manifest_url = reverse("compliance:export-manifest", args=[export.export_id])
+    response = StreamingHttpResponse(export.stream(), content_type=CSV_MEDIA_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+    response["X-Export-Id"] = str(export.export_id)
+    response["Link"] = f'<{manifest_url}>; rel="describedby"; type="application/json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_GET
+@login_required
+def index(request):
+    return redirect("compliance:collections")
+
+
+@require_GET
+@login_required
+def collection_log(request):
+    form = CollectionFilterForm(default_month(request.GET))
+    if not form.is_valid():
+        return render(request, "compliance/collections.html", {"form": form, "tables": selectors.table_choices()}, status=400)
+    filters = form.filters()
+    page = Paginator(selectors.SqlRows(selectors.collection_lines_query(filters)), PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "form": form,
+        "filters": filters,
+        "query_string": filter_query_string(filters),
+        "page": page,
+        "sums": selectors.collection_line_sums(filters),
+        "totals": selectors.daily_totals(filters),
+        "tables": selectors.table_choices(),
+        "dealers": selectors.dealer_choices(filters),
+        "drop_form": DropCountForm(initial={"table": filters.table, "gaming_day": filters.day_to}),
+        "time_zone": calendar().zone,
+    }
+    return render(request, "compliance/collections.html", context)
+
+
+@require_POST
+@login_required
+def drop_count_create(request):
+    form = DropCountForm(request.POST)
+    back = request.POST.get("next") or reverse("compliance:collections")
+    if not back.startswith("/"):  # only back to a page of this site
+        back = reverse("compliance:collections")
+    if not form.is_valid():
+        messages.error(request, f"Drop count not recorded: {form.errors.as_text()}")
+        return redirect(back)
+    try:
+        count = services.drop_count_record(
+            table_id=form.cleaned_data["table"],
+            gaming_day=form.cleaned_data["gaming_day"],
+            amount=form.cleaned_cents(),
+            counted_by=request.user.get_username(),
+            note=form.cleaned_data["note"],
+        )
+    except (ValidationError, Table.DoesNotExist) as problem:
+        messages.error(request, f"Drop count not recorded: {problem}")
+        return redirect(back)
+    messages.success(request, f"Drop count recorded for {count.table.name}, gaming day {count.gaming_day}.")
+    return redirect(back)
+
+
+@require_GET
+@login_required
+def drop_count_history(request, table_id: int, gaming_day: str):
+    form = DropCountForm({"table": table_id, "gaming_day": gaming_day, "amount": "0"})
+    if not form.is_valid():
+        raise Http404("no such table and gaming day")
+    counts = selectors.drop_count_history(table_id=table_id, gaming_day=form.cleaned_data["gaming_day"])
+    return render(
+        request,
+        "compliance/drop_counts.html",
+        {"counts": counts, "table_id": table_id, "gaming_day": form.cleaned_data["gaming_day"]},
+    )
+
+
+@require_GET
+@login_required
+async def collection_export_csv(request):
+    form = CollectionFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+    filters = form.filters()
+    user = await request.auser()
+    export = CsvExport(
+        kind="collections",
+        query=selectors.collection_lines_query(filters),
+        filters=filters.as_dict(),
+        requested_by=user.get_username(),
+    )
+    return csv_export_response(export)
+
+
+@require_GET
+@login_required
+def daily_summary(request):
+    form = CollectionFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+    filters = form.filters()
+    # The summary is per table and day: only the day range and table filters apply.
+    summary_filters = {k: v for k, v in filters.as_dict().items() if k in ("day_from", "day_to", "table")}
+    content, manifest = daily_summary_export(
+        totals=selectors.daily_totals(filters), filters=summary_filters, requested_by=request.user.get_username()
+    )
+    response = HttpResponse(content, content_type=XLSX_MEDIA_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{manifest.filename}"'
+    response["X-Export-Id"] = str(manifest.id)
+    response["Link"] = f'<{reverse("compliance:export-manifest", args=[manifest.id])}>; rel="describedby"'
+    return response
+
+
+@require_GET
+@login_required
+def export_list(request):
+    return render(request, "compliance/exports.html", {"manifests": selectors.export_manifests()})
+
+
+@require_GET
+@login_required
+def export_manifest(request, export_id):
+    try:
+        manifest = selectors.export_manifest_get(export_id=export_id)
+    except ExportManifest.DoesNotExist:
+        # Also the answer while the export is still streaming, or if it never finished.
+        raise Http404("no finished export with this id")
+    response = JsonResponse(manifest_document(manifest), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'inline; filename="{manifest.filename}.manifest.json"'
+    return response

@@ -1,3 +1,112 @@
-from django.shortcuts import render
+"""Compliance pages for rounds: the round history (list, detail, CSV) and the rotation log
+(page, CSV). Thin: forms read the request, rounds/selectors.py reads the database,
+collections_fees/exports.py streams. Every page needs a logged-in user.
+"""
 
-# Create your views here.
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from cardroom.gaming_day import calendar
+from collections_fees.exports import CsvExport
+from collections_fees.forms import RotationFilterForm, RoundFilterForm, filter_query_string
+from collections_fees.selectors import SqlRows, table_choices
+from collections_fees.views import PAGE_SIZE, csv_export_response, default_month
+
+from . import selectors
+from .audit import round_verify
+from .models import Round
+
+
+@require_GET
+@login_required
+def round_history(request):
+    form = RoundFilterForm(default_month(request.GET))
+    if not form.is_valid():
+        return render(request, "compliance/rounds.html", {"form": form, "tables": table_choices()}, status=400)
+    filters = form.filters()
+    rows = SqlRows(selectors.round_history_query(filters, with_lists=False))
+    context = {
+        "form": form,
+        "filters": filters,
+        "query_string": filter_query_string(filters),
+        "page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page")),
+        "tables": table_choices(),
+        "time_zone": calendar().zone,
+    }
+    return render(request, "compliance/rounds.html", context)
+
+
+@require_GET
+@login_required
+def round_detail(request, round_id: int):
+    try:
+        rnd = selectors.round_detail(round_id=round_id)
+    except Round.DoesNotExist:
+        raise Http404("no such round")
+    context = {
+        "round": rnd,
+        "cards": selectors.round_cards(rnd),
+        "dealers": selectors.round_dealers(rnd),
+        # Re-decided from the stored inputs by the rules engine (rounds/audit.py): what
+        # `manage.py verify_rounds` reports, for this one round.
+        "differences": round_verify(rnd) if rnd.status == "settled" else None,
+        "time_zone": calendar().zone,
+    }
+    return render(request, "compliance/round_detail.html", context)
+
+
+@require_GET
+@login_required
+async def round_export_csv(request):
+    form = RoundFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+    filters = form.filters()
+    user = await request.auser()
+    export = CsvExport(
+        kind="rounds",
+        query=selectors.round_history_query(filters),
+        filters=filters.as_dict(),
+        requested_by=user.get_username(),
+    )
+    return csv_export_response(export)
+
+
+@require_GET
+@login_required
+def rotation_log(request):
+    form = RotationFilterForm(default_month(request.GET))
+    if not form.is_valid():
+        return render(request, "compliance/rotation.html", {"form": form, "tables": table_choices()}, status=400)
+    filters = form.filters()
+    context = {
+        "form": form,
+        "filters": filters,
+        "query_string": filter_query_string(filters),
+        "page": Paginator(SqlRows(selectors.rotation_log_query(filters)), PAGE_SIZE).get_page(request.GET.get("page")),
+        "tables": table_choices(),
+        "time_zone": calendar().zone,
+    }
+    return render(request, "compliance/rotation.html", context)
+
+
+@require_GET
+@login_required
+async def rotation_export_csv(request):
+    form = RotationFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+    filters = form.filters()
+    user = await request.auser()
+    export = CsvExport(
+        kind="rotation",
+        query=selectors.rotation_log_query(filters),
+        filters=filters.as_dict(),
+        requested_by=user.get_username(),
+    )
+    return csv_export_response(export)

@@ -1,0 +1,315 @@
+"""Reads for compliance: the collection log, its daily totals, drop counts, export records.
+
+Each log is one SQL query (`SqlQuery`) built here once and used twice: the HTML pages
+fetch a page of it through Django's connection (typed values, formatted by templates),
+and the CSV exports wrap it in `COPY (SELECT <text columns> FROM (...)) TO STDOUT`
+(collections_fees/exports.py). The page and the file therefore show the same rows for
+the same filters.
+
+Nothing here decides anything about the game: statuses and refund reasons are the ones
+the command service stored (a fee row is "refunded" when a refund row points at it).
+SQL text holds no literal percent sign: parameters are merged by psycopg, for which `%`
+is a placeholder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+
+from django.db import connection
+
+from tables.models import Table, TableEvent
+
+from .models import CollectionEntry, DropCount, ExportManifest, FeeSchedule
+
+CE = CollectionEntry._meta.db_table
+EVENT = TableEvent._meta.db_table
+TABLE = Table._meta.db_table
+SCHEDULE = FeeSchedule._meta.db_table
+DROP = DropCount._meta.db_table
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a compliance user narrows a log to. Empty fields filter nothing.
+
+    `day_from`/`day_to` are gaming days (inclusive); `dealer` is the staff user who sent
+    the command (TableEvent.actor); `payer` a payer role; `player` a person id;
+    `status` a round status (round history only).
+    """
+
+    day_from: date | None = None
+    day_to: date | None = None
+    table: int | None = None
+    dealer: str = ""
+    payer: str = ""
+    player: str = ""
+    status: str = ""
+
+    def as_dict(self) -> dict:
+        """The filters that were set, JSON-ready (for manifests and query strings)."""
+        out = {}
+        for name, value in asdict(self).items():
+            if value in (None, ""):
+                continue
+            out[name] = value.isoformat() if isinstance(value, date) else value
+        return out
+
+
+@dataclass(frozen=True)
+class SqlQuery:
+    """A SELECT with typed columns and its parameters, an ordering over its output
+    columns, and the text columns of its CSV export (header, SQL over alias `b`)."""
+
+    sql: str
+    params: tuple
+    order_by: str
+    export_columns: tuple[tuple[str, str], ...] = field(default=())
+
+    def ordered(self) -> str:
+        return f"SELECT * FROM ({self.sql}) b ORDER BY {self.order_by}"
+
+    def copy_sql(self) -> str:
+        """`COPY ... TO STDOUT` of the export columns, in the query's order. The server
+        formats every value as text (the export connection's TimeZone is the cardroom's
+        zone), so the bytes depend only on the rows."""
+        select = ", ".join(f"{expr} AS {header}" for header, expr in self.export_columns)
+        return (
+            f"COPY (SELECT {select} FROM ({self.sql}) b ORDER BY {self.order_by}) "
+            "TO STDOUT WITH (FORMAT csv, HEADER true)"
+        )
+
+    def count_sql(self) -> str:
+        return f"SELECT count(*) FROM ({self.sql}) b"
+
+    @property
+    def headers(self) -> list[str]:
+        return [header for header, _ in self.export_columns]
+
+
+class SqlRows:
+    """A query's rows as a lazy sequence for django.core.paginator.Paginator: it asks
+    for `count()` and one slice, so a page costs two queries whatever the log's size."""
+
+    def __init__(self, query: SqlQuery):
+        self.query = query
+        self._count = None
+
+    def count(self) -> int:
+        if self._count is None:
+            with connection.cursor() as cursor:
+                cursor.execute(self.query.count_sql(), self.query.params)
+                self._count = cursor.fetchone()[0]
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window):
+        if not isinstance(window, slice):
+            raise TypeError("SqlRows is sliced by Paginator only")
+        offset = window.start or 0
+        limit = (window.stop - offset) if window.stop is not None else None
+        sql = self.query.ordered() + (" LIMIT %s" if limit is not None else "") + " OFFSET %s"
+        params = (*self.query.params, *((limit,) if limit is not None else ()), offset)
+        return fetch_dicts(sql, params)
+
+
+def fetch_dicts(sql: str, params=()) -> list[dict]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [c.name for c in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _where(conditions: list[str]) -> str:
+    return (" WHERE " + " AND ".join(conditions)) if conditions else ""
+
+
+# Shared by the CSV exports: times as UTC and as cardroom-local ISO 8601 with the offset
+# (the zone itself is named in the manifest), days as ISO dates, booleans as words.
+def utc_text(column: str) -> str:
+    return f"""to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+
+
+def local_text(column: str) -> str:
+    return f"""to_char({column}, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM')"""
+
+
+def day_text(column: str) -> str:
+    return f"to_char({column}, 'YYYY-MM-DD')"
+
+
+def bool_text(column: str) -> str:
+    return f"CASE WHEN {column} THEN 'true' WHEN NOT {column} THEN 'false' END"
+
+
+# --- Collection log ------------------------------------------------------------------
+
+COLLECTION_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shift", "b.shift"),
+    ("time_utc", utc_text("b.created_at")),
+    ("time_local", local_text("b.created_at")),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.round_number"),
+    ("seat", "b.seat"),
+    ("payer_role", "b.payer"),
+    ("person_id", "b.player"),
+    ("line", "b.kind"),
+    ("basis_cents", "b.basis"),
+    ("rate_row", "b.rate_index"),
+    ("fee_cents", "CASE WHEN b.kind = 'fee' THEN b.amount END"),
+    ("refund_cents", "CASE WHEN b.kind = 'refund' THEN b.amount END"),
+    ("schedule_version", "b.schedule_version"),
+    ("dealer", "b.dealer"),
+    ("status", "b.status"),
+    ("reason", "b.reason"),
+    ("refund_of_seq", "b.refund_of_seq"),
+    ("refunded_by_seq", "b.refunded_by_seq"),
+    ("chain_seq", "b.seq"),
+    ("row_hash", "b.row_hash"),
+)
+
+
+def collection_lines_query(filters: Filters) -> SqlQuery:
+    """One row per collection entry (a fee line or its refund), with the round number,
+    the schedule version, the dealer (actor of the command that wrote the line), and the
+    status read from the stored rows: a fee is `collected` unless a refund row points at
+    it (`refunded`, with that refund's reason); a refund row is `refund` with its reason."""
+    conditions, params = [], []
+    if filters.day_from:
+        conditions.append("ce.gaming_day >= %s")
+        params.append(filters.day_from)
+    if filters.day_to:
+        conditions.append("ce.gaming_day <= %s")
+        params.append(filters.day_to)
+    if filters.table:
+        conditions.append("ce.table_id = %s")
+        params.append(filters.table)
+    if filters.dealer:
+        conditions.append("ev.actor = %s")
+        params.append(filters.dealer)
+    if filters.payer:
+        conditions.append("ce.payer = %s")
+        params.append(filters.payer)
+    if filters.player:
+        conditions.append("ce.player = %s")
+        params.append(filters.player)
+    sql = f"""
+        SELECT ce.id, ce.table_id, ce.seq, ce.gaming_day, ce.shift, ce.created_at,
+               t.name AS table_name, r.number AS round_number, r.id AS round_id,
+               ce.seat, ce.payer, ce.player, ce.kind, ce.basis, ce.rate_index, ce.amount,
+               fs.version AS schedule_version, ev.actor AS dealer, ev.seq AS event_seq,
+               CASE WHEN ce.kind = 'refund' THEN 'refund'
+                    WHEN rf.id IS NULL THEN 'collected' ELSE 'refunded' END AS status,
+               CASE WHEN ce.kind = 'refund' THEN ce.reason ELSE coalesce(rf.reason, '') END AS reason,
+               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash
+        FROM {CE} ce
+        JOIN {TABLE} t ON t.id = ce.table_id
+        JOIN rounds_round r ON r.id = ce.round_id
+        JOIN {EVENT} ev ON ev.id = ce.event_id
+        JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id
+        LEFT JOIN {CE} rf ON rf.refund_of_id = ce.id
+        LEFT JOIN {CE} orig ON orig.id = ce.refund_of_id
+        {_where(conditions)}
+    """
+    return SqlQuery(sql, tuple(params), "b.table_id, b.seq", COLLECTION_EXPORT_COLUMNS)
+
+
+def collection_line_sums(filters: Filters) -> dict:
+    """Counts and sums of the lines the filters select (all filters apply)."""
+    query = collection_lines_query(filters)
+    rows = fetch_dicts(
+        f"""SELECT count(*) FILTER (WHERE b.kind = 'fee') AS fee_lines,
+                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'fee'), 0) AS fees,
+                   count(*) FILTER (WHERE b.kind = 'refund') AS refund_lines,
+                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'refund'), 0) AS refunds
+            FROM ({query.sql}) b""",
+        query.params,
+    )
+    sums = rows[0]
+    sums["net"] = sums["fees"] - sums["refunds"]
+    return sums
+
+
+def daily_totals(filters: Filters) -> list[dict]:
+    """Per table and gaming day: fees, refunds, expected drop (fees - refunds), the drop
+    count in force (the latest entered) and the variance (counted - expected).
+
+    Only the day range and the table filter apply: the expected drop is what the whole
+    table collected that day, whichever dealer or payer. Each entry counts on its own
+    gaming day (a refund on the day it was given back). A table and day with a count but
+    no collection is listed too (expected 0)."""
+    ce_conditions, drop_conditions, ce_params, drop_params = [], [], [], []
+    for column, op, value in (
+        ("gaming_day", ">=", filters.day_from),
+        ("gaming_day", "<=", filters.day_to),
+        ("table_id", "=", filters.table),
+    ):
+        if value:
+            ce_conditions.append(f"ce.{column} {op} %s")
+            drop_conditions.append(f"dc.{column} {op} %s")
+            ce_params.append(value)
+            drop_params.append(value)
+    sql = f"""
+        WITH totals AS (
+            SELECT ce.table_id, ce.gaming_day,
+                   count(*) FILTER (WHERE ce.kind = 'fee') AS fee_lines,
+                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'fee'), 0) AS fees,
+                   count(*) FILTER (WHERE ce.kind = 'refund') AS refund_lines,
+                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'refund'), 0) AS refunds
+            FROM {CE} ce {_where(ce_conditions)}
+            GROUP BY ce.table_id, ce.gaming_day
+        ), counts AS (
+            SELECT DISTINCT ON (dc.table_id, dc.gaming_day)
+                   dc.table_id, dc.gaming_day, dc.amount AS counted, dc.counted_by, dc.counted_at,
+                   count(*) OVER (PARTITION BY dc.table_id, dc.gaming_day) AS count_entries
+            FROM {DROP} dc {_where(drop_conditions)}
+            ORDER BY dc.table_id, dc.gaming_day, dc.counted_at DESC, dc.id DESC
+        )
+        SELECT coalesce(tt.table_id, c.table_id) AS table_id, t.name AS table_name,
+               coalesce(tt.gaming_day, c.gaming_day) AS gaming_day,
+               coalesce(tt.fee_lines, 0) AS fee_lines, coalesce(tt.fees, 0) AS fees,
+               coalesce(tt.refund_lines, 0) AS refund_lines, coalesce(tt.refunds, 0) AS refunds,
+               coalesce(tt.fees, 0) - coalesce(tt.refunds, 0) AS expected,
+               c.counted, c.counted_by, c.counted_at, coalesce(c.count_entries, 0) AS count_entries,
+               c.counted - (coalesce(tt.fees, 0) - coalesce(tt.refunds, 0)) AS variance
+        FROM totals tt
+        FULL OUTER JOIN counts c ON c.table_id = tt.table_id AND c.gaming_day = tt.gaming_day
+        JOIN {TABLE} t ON t.id = coalesce(tt.table_id, c.table_id)
+        ORDER BY gaming_day, table_name, table_id
+    """
+    return fetch_dicts(sql, (*ce_params, *drop_params))
+
+
+def drop_count_history(*, table_id: int, gaming_day: date):
+    """Every count entered for a table and gaming day, latest first."""
+    return DropCount.objects.filter(table_id=table_id, gaming_day=gaming_day).order_by("-counted_at", "-id")
+
+
+def table_choices() -> list[tuple[int, str]]:
+    return list(Table.objects.order_by("name", "pk").values_list("pk", "name"))
+
+
+def dealer_choices(filters: Filters) -> list[str]:
+    """The staff who wrote collection lines in the day range (for the dealer filter)."""
+    entries = CollectionEntry.objects.all()
+    if filters.day_from:
+        entries = entries.filter(gaming_day__gte=filters.day_from)
+    if filters.day_to:
+        entries = entries.filter(gaming_day__lte=filters.day_to)
+    return list(
+        TableEvent.objects.filter(pk__in=entries.values("event_id")).values_list("actor", flat=True).distinct().order_by("actor")
+    )
+
+
+def export_manifests(*, limit: int = 200):
+    return ExportManifest.objects.order_by("-finished_at")[:limit]
+
+
+def export_manifest_get(*, export_id) -> ExportManifest:
+    return ExportManifest.objects.get(pk=export_id)
+

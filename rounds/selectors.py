@@ -1,0 +1,282 @@
+"""Reads for compliance: the round history and the rotation log.
+
+Like the collection log (collections_fees/selectors.py), each is one SQL query used by
+the HTML page (a page of typed rows) and by the streamed CSV export (COPY of text
+columns), so both show the same rows for the same filters. Everything shown is what was
+stored when the command ran; nothing is re-decided here (rounds/audit.py re-decides, on
+request, and only reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from collections_fees.models import CollectionEntry
+from collections_fees.selectors import (
+    Filters,
+    SqlQuery,
+    bool_text,
+    day_text,
+    local_text,
+    utc_text,
+)
+from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
+
+from .models import Decision, Round, RoundCard, SettlementLine, Wager
+
+ROUND = Round._meta.db_table
+WAGER = Wager._meta.db_table
+DECISION = Decision._meta.db_table
+CARD = RoundCard._meta.db_table
+LINE = SettlementLine._meta.db_table
+CE = CollectionEntry._meta.db_table
+TABLE = Table._meta.db_table
+CONFIG = TableConfig._meta.db_table
+EVENT = TableEvent._meta.db_table
+ROTATION = RotationLogEntry._meta.db_table
+
+
+# --- Round history -------------------------------------------------------------------
+
+ROUND_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.number"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("opened_utc", utc_text("b.opened_at")),
+    ("opened_local", local_text("b.opened_at")),
+    ("closed_utc", utc_text("b.closed_at")),
+    ("status", "b.status"),
+    ("config_version", "b.config_version"),
+    ("fee_schedule_version", "b.fee_schedule_version"),
+    ("deck", "b.deck"),
+    ("pd_seat", "b.pd_seat"),
+    ("pd_player", "b.pd_player"),
+    ("bank_cents", "b.bank"),
+    ("balance_cents", "b.balance"),
+    ("pd_net_cents", "b.pd_net"),
+    ("bank_exhausted", bool_text("b.exhausted")),
+    ("pd_hand", "b.pd_hand"),
+    ("pd_qualifies", "b.pd_qualifies"),
+    ("community", "b.community"),
+    ("pd_hole", "b.pd_hole"),
+    ("player_hole", "b.player_hole"),
+    ("wagers", "b.wagers"),
+    ("decisions", "b.decisions"),
+    ("settlement", "b.settlement_lines"),
+    ("fees_cents", "b.fees"),
+    ("refunds_cents", "b.refunds"),
+    ("void_reason", "b.void_reason"),
+    ("void_approved_by", "b.void_approved_by"),
+)
+
+# The compact encodings of the export's list columns (docs/compliance-exports.md):
+#   wagers      "seat:kind:cents" in seat order, then ante, blind, trips, play
+#   decisions   "seat:street:action:cents" in the order they were made
+#   player_hole "seat:card card" per seat, ";" between seats
+#   settlement  "seat:wager:stake:result:amount:uncovered" in settlement order
+ROUND_LISTS = f"""
+    (SELECT string_agg(w.seat || ':' || w.kind || ':' || w.amount, ' '
+                       ORDER BY w.seat, array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
+       FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
+    (SELECT string_agg(d.seat || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
+       FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
+    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community') AS community,
+    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer') AS pd_hole,
+    (SELECT string_agg(h.position || ':' || h.cards, ';' ORDER BY h.position::int)
+       FROM (SELECT c.position, string_agg(c.card, ' ' ORDER BY c.index) AS cards
+               FROM {CARD} c
+              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer')
+              GROUP BY c.position) h) AS player_hole,
+    (SELECT string_agg(l.seat || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
+                       || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
+       FROM {LINE} l WHERE l.round_id = r.id) AS settlement_lines,
+"""
+
+
+def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuery:
+    """One row per round: its inputs, its settlement and the player-dealer's result, the
+    fees and refunds recorded for it. `player` selects rounds the person banked or wagered
+    in; `status` a round status."""
+    conditions, params = [], []
+    if filters.day_from:
+        conditions.append("r.gaming_day >= %s")
+        params.append(filters.day_from)
+    if filters.day_to:
+        conditions.append("r.gaming_day <= %s")
+        params.append(filters.day_to)
+    if filters.table:
+        conditions.append("r.table_id = %s")
+        params.append(filters.table)
+    if filters.status:
+        conditions.append("r.status = %s")
+        params.append(filters.status)
+    if filters.player:
+        conditions.append(f"(r.pd_player = %s OR EXISTS (SELECT 1 FROM {WAGER} w WHERE w.round_id = r.id AND w.player = %s))")
+        params += [filters.player, filters.player]
+    where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
+    sql = f"""
+        SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.closed_at,
+               r.status, r.street, c.version AS config_version, c.max_consecutive_banks,
+               fs.version AS fee_schedule_version, r.deck, r.pd_seat, r.pd_player, r.bank, r.balance,
+               r.pd_net, r.exhausted,
+               r.settlement -> 'player_dealer' ->> 'hand' AS pd_hand,
+               r.settlement -> 'player_dealer' ->> 'qualifies' AS pd_qualifies,
+               {ROUND_LISTS if with_lists else ""}
+               (SELECT coalesce(sum(ce.amount), 0) FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'fee') AS fees,
+               (SELECT coalesce(sum(ce.amount), 0) FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'refund') AS refunds,
+               r.void_reason, r.void_approved_by
+        FROM {ROUND} r
+        JOIN {TABLE} t ON t.id = r.table_id
+        JOIN {CONFIG} c ON c.id = r.config_id
+        LEFT JOIN collections_fees_feeschedule fs ON fs.id = r.fee_schedule_id
+        {where}
+    """
+    return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
+
+
+def round_detail(*, round_id: int) -> Round:
+    """A round with every row recorded about it, in the order they were recorded."""
+    return (
+        Round.objects.select_related("table", "config", "fee_schedule")
+        .prefetch_related(
+            Prefetch("wagers", queryset=Wager.objects.order_by("seat", "id")),
+            Prefetch("decisions", queryset=Decision.objects.order_by("id")),
+            Prefetch("cards", queryset=RoundCard.objects.order_by("position", "index")),
+            Prefetch("lines", queryset=SettlementLine.objects.order_by("order")),
+            Prefetch(
+                "collections",
+                queryset=CollectionEntry.objects.select_related("refund_of", "schedule").order_by("seq"),
+            ),
+        )
+        .get(pk=round_id)
+    )
+
+
+@dataclass(frozen=True)
+class RoundCards:
+    community: list[str]
+    player_dealer: list[str]
+    seats: list[tuple[int, list[str]]]
+
+
+def round_cards(rnd: Round) -> RoundCards:
+    """The round's prefetched cards grouped by position."""
+    by_position: dict[str, list[tuple[int, str]]] = {}
+    for card in rnd.cards.all():
+        by_position.setdefault(card.position, []).append((card.index, card.card))
+
+    def held(position):
+        return [c for _, c in sorted(by_position.get(position, []))]
+
+    seats = sorted(int(p) for p in by_position if p not in ("community", "player_dealer"))
+    return RoundCards(held("community"), held("player_dealer"), [(s, held(str(s))) for s in seats])
+
+
+def round_dealers(rnd: Round) -> list[str]:
+    """The staff who sent commands during the round (open_round to settle or void)."""
+    events = TableEvent.objects.filter(table_id=rnd.table_id, created_at__gte=rnd.opened_at)
+    if rnd.closed_at is not None:
+        events = events.filter(created_at__lte=rnd.closed_at)
+    return list(events.values_list("actor", flat=True).distinct().order_by("actor"))
+
+
+# --- Rotation log --------------------------------------------------------------------
+
+ROTATION_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("time_utc", utc_text("b.at")),
+    ("time_local", local_text("b.at")),
+    ("entry", "b.entry"),
+    ("action", "b.action"),
+    ("seat", "b.seat"),
+    ("person_id", "b.player"),
+    ("round_number", "b.round_number"),
+    ("consecutive_banked", "b.consecutive"),
+    ("bank_limit", "b.bank_limit"),
+    ("round_status", "b.round_status"),
+    ("event_seq", "b.event_seq"),
+    ("dealer", "b.dealer"),
+)
+
+
+def rotation_log_query(filters: Filters) -> SqlQuery:
+    """The table's rotation record as one timeline: every offer, acceptance, decline,
+    pass, limit reached and game stop (RotationLogEntry, entry `rotation`), and every
+    round with who banked it (entry `banked`).
+
+    `consecutive` is the position of a settled round in its banker's unbroken run of
+    settled rounds at the table (voided rounds are in no run: they do not count for
+    rotation, and their status says why); `bank_limit` is the table's limit in the
+    configuration version the round was played under. The run is computed over the
+    table's whole history up to the last day asked for, so a run begun before the range
+    is counted from its start."""
+    rot_conditions, round_conditions = [], []
+    rot_params, round_params, streak_params = [], [], []
+    streak_conditions = ["r.status = 'settled'"]
+    if filters.day_from:
+        rot_conditions.append("ev.gaming_day >= %s")
+        rot_params.append(filters.day_from)
+        round_conditions.append("r.gaming_day >= %s")
+        round_params.append(filters.day_from)
+    if filters.day_to:
+        rot_conditions.append("ev.gaming_day <= %s")
+        rot_params.append(filters.day_to)
+        round_conditions.append("r.gaming_day <= %s")
+        round_params.append(filters.day_to)
+        streak_conditions.append("r.gaming_day <= %s")
+        streak_params.append(filters.day_to)
+    if filters.table:
+        for conditions, params, column in (
+            (rot_conditions, rot_params, "e.table_id"),
+            (round_conditions, round_params, "r.table_id"),
+            (streak_conditions, streak_params, "r.table_id"),
+        ):
+            conditions.append(f"{column} = %s")
+            params.append(filters.table)
+    if filters.player:
+        rot_conditions.append("e.player = %s")
+        rot_params.append(filters.player)
+        round_conditions.append("r.pd_player = %s")
+        round_params.append(filters.player)
+
+    def where(conditions):
+        return (" WHERE " + " AND ".join(conditions)) if conditions else ""
+
+    # Gaps and islands: within a table's settled rounds in number order, rounds of one
+    # banker with no other banker's settled round between them share (rn_all - rn_person).
+    sql = f"""
+        WITH settled AS (
+            SELECT r.id, r.table_id, r.pd_player, r.number,
+                   row_number() OVER (PARTITION BY r.table_id ORDER BY r.number)
+                   - row_number() OVER (PARTITION BY r.table_id, r.pd_player ORDER BY r.number) AS run
+            FROM {ROUND} r {where(streak_conditions)}
+        ), streak AS (
+            SELECT s.id, row_number() OVER (PARTITION BY s.table_id, s.pd_player, s.run ORDER BY s.number) AS consecutive
+            FROM settled s
+        )
+        SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
+               ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
+               NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
+               ev.seq AS event_seq, ev.actor AS dealer
+        FROM {ROTATION} e
+        JOIN {EVENT} ev ON ev.id = e.event_id
+        JOIN {TABLE} t ON t.id = e.table_id
+        {where(rot_conditions)}
+        UNION ALL
+        SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
+               r.number, st.consecutive, c.max_consecutive_banks, r.status, NULL, NULL
+        FROM {ROUND} r
+        JOIN {TABLE} t ON t.id = r.table_id
+        JOIN {CONFIG} c ON c.id = r.config_id
+        LEFT JOIN streak st ON st.id = r.id
+        {where(round_conditions)}
+    """
+    params = (*streak_params, *rot_params, *round_params)
+    return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
