@@ -43,6 +43,7 @@ XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 # Bytes handed to the response at a time: big enough that per-message overhead vanishes
 # (~400 collection rows), small enough that memory stays flat.
 CHUNK_BYTES = 64 * 1024
+EXPORT_WORK_MEM = "64MB"
 
 
 def dedicated_connection_params(alias: str = "default") -> dict:
@@ -89,7 +90,12 @@ class CsvExport:
         # rest of it, and closes the connection; no manifest is recorded then.
         async with await psycopg.AsyncConnection.connect(**dedicated_connection_params(), autocommit=True) as conn:
             # Times in the CSV are shown in the cardroom's zone (to_char ... TZH:TZM).
-            await conn.execute("SELECT set_config('TimeZone', %s, false)", [settings.TIME_ZONE])
+            # The ORDER BY is sorted by the server: room for a table-month of lines in
+            # the server's memory, not spilled to disk (this connection only).
+            await conn.execute(
+                "SELECT set_config('TimeZone', %s, false), set_config('work_mem', %s, false)",
+                [settings.TIME_ZONE, EXPORT_WORK_MEM],
+            )
             async with conn.cursor() as cursor:
                 async with cursor.copy(self.query.copy_sql(), self.query.params) as copy:
                     async for message in copy:  # one CSV record per message, the header first

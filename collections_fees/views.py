@@ -7,10 +7,14 @@ Every page needs a logged-in user (roles come later).
 
 from __future__ import annotations
 
+from functools import wraps
+
+from asgiref.sync import iscoroutinefunction
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import connection
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,6 +30,38 @@ from .forms import CollectionFilterForm, DropCountForm, filter_query_string
 from .models import ExportManifest
 
 PAGE_SIZE = 100
+
+
+def postgresql_only(view):
+    """The log queries and exports are PostgreSQL SQL (COPY TO STDOUT, window functions,
+    to_char, DISTINCT ON). On the embedded SQLite demo database (`make run` without
+    DATABASE_URL) say so plainly instead of failing with an SQL error."""
+
+    def refusal():
+        return HttpResponse(
+            "The compliance reports need PostgreSQL (set DATABASE_URL); this server runs on the "
+            "embedded SQLite demo database.",
+            status=503,
+            content_type="text/plain",
+        )
+
+    if iscoroutinefunction(view):
+
+        @wraps(view)
+        async def async_inner(request, *args, **kwargs):
+            if connection.vendor != "postgresql":
+                return refusal()
+            return await view(request, *args, **kwargs)
+
+        return async_inner
+
+    @wraps(view)
+    def inner(request, *args, **kwargs):
+        if connection.vendor != "postgresql":
+            return refusal()
+        return view(request, *args, **kwargs)
+
+    return inner
 
 
 def default_month(query):
@@ -56,6 +92,7 @@ def index(request):
 
 @require_GET
 @login_required
+@postgresql_only
 def collection_log(request):
     form = CollectionFilterForm(default_month(request.GET))
     if not form.is_valid():
@@ -118,6 +155,7 @@ def drop_count_history(request, table_id: int, gaming_day: str):
 
 @require_GET
 @login_required
+@postgresql_only
 async def collection_export_csv(request):
     form = CollectionFilterForm(request.GET)
     if not form.is_valid():
@@ -135,6 +173,7 @@ async def collection_export_csv(request):
 
 @require_GET
 @login_required
+@postgresql_only
 def daily_summary(request):
     form = CollectionFilterForm(request.GET)
     if not form.is_valid():

@@ -15,7 +15,7 @@ from cardroom.gaming_day import calendar
 from collections_fees.exports import CsvExport
 from collections_fees.forms import RotationFilterForm, RoundFilterForm, filter_query_string
 from collections_fees.selectors import SqlRows, table_choices
-from collections_fees.views import PAGE_SIZE, csv_export_response, default_month
+from collections_fees.views import PAGE_SIZE, csv_export_response, default_month, postgresql_only
 
 from . import selectors
 from .audit import round_verify
@@ -24,6 +24,7 @@ from .models import Round
 
 @require_GET
 @login_required
+@postgresql_only
 def round_history(request):
     form = RoundFilterForm(default_month(request.GET))
     if not form.is_valid():
@@ -62,6 +63,7 @@ def round_detail(request, round_id: int):
 
 @require_GET
 @login_required
+@postgresql_only
 async def round_export_csv(request):
     form = RoundFilterForm(request.GET)
     if not form.is_valid():
@@ -79,6 +81,7 @@ async def round_export_csv(request):
 
 @require_GET
 @login_required
+@postgresql_only
 def rotation_log(request):
     form = RotationFilterForm(default_month(request.GET))
     if not form.is_valid():
@@ -97,6 +100,7 @@ def rotation_log(request):
 
 @require_GET
 @login_required
+@postgresql_only
 async def rotation_export_csv(request):
     form = RotationFilterForm(request.GET)
     if not form.is_valid():

@@ -1,0 +1,140 @@
+"""The compliance pages: login required, filters, totals, drop counts, rotation and round
+history as a compliance officer sees them."""
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from collections_fees.models import DropCount
+from collections_fees.selectors import Filters, daily_totals
+
+from .ledger import DAY1, DAY2, VOLUME_DAYS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.compliance.urls")]
+
+PAGES = [
+    "/compliance/",
+    "/compliance/collections/",
+    "/compliance/collections/export.csv",
+    "/compliance/collections/summary.xlsx",
+    "/compliance/collections/drop-counts/1/2026-03-02/",
+    "/compliance/rotation/",
+    "/compliance/rotation/export.csv",
+    "/compliance/rounds/",
+    "/compliance/rounds/export.csv",
+    "/compliance/rounds/1/",
+    "/compliance/exports/",
+    f"/compliance/exports/{uuid.uuid4()}/manifest.json",
+]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_anonymous_users_are_sent_to_log_in(client, path):
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next={path}"
+
+
+def test_anonymous_drop_counts_are_refused(client, ledger):
+    response = client.post("/compliance/collections/drop-counts/", {"table": ledger.table_a.pk})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    assert not DropCount.objects.exists()
+
+
+def test_the_collection_log_shows_lines_totals_dollars_and_the_time_zone(ledger, officer_client):
+    response = officer_client.get("/compliance/collections/", {"from": DAY1, "to": DAY2, "table": ledger.table_a.pk})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Time (America/Los_Angeles)" in html
+    assert "2026-03-02 10:00:" in html and "PST" in html  # shown in the cardroom's zone
+    assert "$3.00" in html  # the player-dealer's 300-cent fee, in dollars
+    assert "refunded (bank_could_not_act" in html and "round_voided" in html
+    assert "dealer-ann" in html and "dealer-bob" in html
+    totals = response.context["totals"]
+    assert [(t["gaming_day"], t["table_id"]) for t in totals] == [(DAY1, ledger.table_a.pk), (DAY2, ledger.table_a.pk)]
+
+
+def test_a_month_selects_its_gaming_days(ledger, officer_client):
+    filters = officer_client.get("/compliance/collections/", {"month": "2026-02"}).context["filters"]
+    assert (filters.day_from.isoformat(), filters.day_to.isoformat()) == ("2026-02-01", "2026-02-28")
+
+
+def test_the_log_is_paginated(ledger, officer_client):
+    params = {"from": VOLUME_DAYS[0], "to": VOLUME_DAYS[0], "table": ledger.volume.pk}
+    first = officer_client.get("/compliance/collections/", params).context["page"]
+    second = officer_client.get("/compliance/collections/", {**params, "page": 2}).context["page"]
+    assert first.paginator.count == 10_200 and len(first) == len(second) == 100
+    assert [r["seq"] for r in second][0] == [r["seq"] for r in first][-1] + 1
+
+
+def test_a_drop_count_gives_the_variance_and_a_recount_is_a_new_row(ledger, officer_client):
+    a = ledger.table_a
+    expected = next(t["expected"] for t in daily_totals(Filters(day_from=DAY1, day_to=DAY1, table=a.pk)))
+    assert type(expected) is int  # cents, never a Decimal or a float
+    page = f"/compliance/collections/?from={DAY1}&to={DAY1}&table={a.pk}"
+    response = officer_client.post(
+        "/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": "3.50", "next": page}
+    )
+    assert response.status_code == 302 and response["Location"] == page
+    count = DropCount.objects.get()
+    assert (count.amount, count.counted_by, count.table_id, count.gaming_day) == (350, "officer-olga", a.pk, DAY1)
+    total = officer_client.get(page).context["totals"][0]
+    assert (total["counted"], total["variance"]) == (350, 350 - expected)
+
+    officer_client.post("/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": f"{expected / 100:.2f}"})
+    total = officer_client.get(page).context["totals"][0]
+    assert (total["counted"], total["variance"], total["count_entries"]) == (expected, 0, 2)
+    assert DropCount.objects.count() == 2  # the first count is still on record
+    history = officer_client.get(f"/compliance/collections/drop-counts/{a.pk}/{DAY1}/").content.decode()
+    assert "$3.50" in history and f"${expected // 100}.{expected % 100:02d}" in history
+
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        DropCount.objects.filter(pk=count.pk).update(amount=1)
+
+
+@pytest.mark.parametrize("amount", ["abc", "-1.00", "1.234"])
+def test_a_bad_drop_count_is_not_recorded(ledger, officer_client, amount):
+    officer_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_a.pk, "gaming_day": DAY1, "amount": amount})
+    assert not DropCount.objects.exists()
+
+
+def test_a_count_for_a_day_without_collections_is_listed_with_expected_zero(ledger, officer_client):
+    officer_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_b.pk, "gaming_day": DAY2, "amount": "1.00"})
+    totals = daily_totals(Filters(day_from=DAY2, day_to=DAY2, table=ledger.table_b.pk))
+    assert [(t["expected"], t["counted"], t["variance"]) for t in totals] == [(0, 100, 100)]
+
+
+def test_the_rotation_page_shows_banks_runs_and_the_stop(ledger, officer_client):
+    response = officer_client.get("/compliance/rotation/", {"from": DAY1, "to": DAY2, "table": ledger.table_a.pk})
+    html = response.content.decode()
+    assert "game stopped: no player-dealer" in html and "limit reached" in html
+    assert "2 of 2" in html and "not counted" in html
+
+
+def test_the_round_pages_show_inputs_settlement_and_the_recomputation(ledger, officer_client):
+    listing = officer_client.get("/compliance/rounds/", {"from": DAY1, "to": DAY2, "table": ledger.table_a.pk})
+    assert [r["number"] for r in listing.context["page"]] == [1, 2, 3, 4, 5, 6]
+    rnd = ledger.rounds["exhausted"]
+    html = officer_client.get(f"/compliance/rounds/{rnd.pk}/").content.decode()
+    assert "matches the rules engine" in html
+    assert "Ah Kc 7d 8s 9h" in html and "-$5.00" in html and "exhausted" in html
+    assert "refund of seq" in html and "bank_could_not_act" in html
+    voided = officer_client.get(f"/compliance/rounds/{ledger.rounds['voided'].pk}/").content.decode()
+    assert "shuffler malfunction" in voided and "sup-carla" in voided and "round_voided" in voided
+    assert officer_client.get("/compliance/rounds/999999/").status_code == 404
+
+
+def test_an_unknown_manifest_is_not_found(officer_client):
+    assert officer_client.get(f"/compliance/exports/{uuid.uuid4()}/manifest.json").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/compliance/collections/", "/compliance/collections/export.csv", "/compliance/rotation/"])
+def test_on_the_sqlite_demo_database_the_reports_say_they_need_postgresql(officer_client, monkeypatch, path):
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    monkeypatch.setattr(DatabaseWrapper, "vendor", "sqlite")  # every thread's connection
+    response = officer_client.get(path)
+    assert response.status_code == 503 and b"need PostgreSQL" in b"".join(
+        response.streaming_content if response.streaming else [response.content]
+    )
