@@ -224,9 +224,9 @@ def collection_line_sums(filters: Filters) -> dict:
     query = collection_lines_query(filters)
     rows = fetch_dicts(
         f"""SELECT count(*) FILTER (WHERE b.kind = 'fee') AS fee_lines,
-                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'fee'), 0) AS fees,
+                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'fee'), 0)::bigint AS fees,
                    count(*) FILTER (WHERE b.kind = 'refund') AS refund_lines,
-                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'refund'), 0) AS refunds
+                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'refund'), 0)::bigint AS refunds
             FROM ({query.sql}) b""",
         query.params,
     )
@@ -258,9 +258,9 @@ def daily_totals(filters: Filters) -> list[dict]:
         WITH totals AS (
             SELECT ce.table_id, ce.gaming_day,
                    count(*) FILTER (WHERE ce.kind = 'fee') AS fee_lines,
-                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'fee'), 0) AS fees,
+                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'fee'), 0)::bigint AS fees,
                    count(*) FILTER (WHERE ce.kind = 'refund') AS refund_lines,
-                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'refund'), 0) AS refunds
+                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'refund'), 0)::bigint AS refunds
             FROM {CE} ce {_where(ce_conditions)}
             GROUP BY ce.table_id, ce.gaming_day
         ), counts AS (

@@ -127,8 +127,8 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
                r.settlement -> 'player_dealer' ->> 'hand' AS pd_hand,
                r.settlement -> 'player_dealer' ->> 'qualifies' AS pd_qualifies,
                {ROUND_LISTS if with_lists else ""}
-               (SELECT coalesce(sum(ce.amount), 0) FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'fee') AS fees,
-               (SELECT coalesce(sum(ce.amount), 0) FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'refund') AS refunds,
+               (SELECT coalesce(sum(ce.amount), 0)::bigint FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'fee') AS fees,
+               (SELECT coalesce(sum(ce.amount), 0)::bigint FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'refund') AS refunds,
                r.void_reason, r.void_approved_by
         FROM {ROUND} r
         JOIN {TABLE} t ON t.id = r.table_id
