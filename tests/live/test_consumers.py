@@ -1,0 +1,318 @@
+"""The websocket protocol through the real ASGI application (session auth, origin check,
+URL routing) on the real Redis channel layer."""
+
+import asyncio
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.test import Client
+
+from tables.models import TableEvent
+
+from .conftest import NO_STATIC_ROOT_WARNING, amake_table, apply_event, arun, receive_until, socket
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, NO_STATIC_ROOT_WARNING]
+
+SEATED = [
+    {"type": "sit", "seat": 1, "player": "P-1"},
+    {"type": "sit", "seat": 2, "player": "P-2"},
+    {"type": "sit", "seat": 3, "player": "P-3"},
+    {"type": "offer_bank", "seat": 1},
+    {"type": "accept_bank", "seat": 1},
+]
+
+
+def play(scenario):
+    """Run an async scenario, then release what it held (Redis pools, the worker
+    thread's database connection) so the next test and the teardown start clean."""
+
+    async def wrapped():
+        try:
+            await scenario()
+        finally:
+            await get_channel_layer().flush()
+            await sync_to_async(lambda: connection.close())()  # the worker thread's own
+
+    asyncio.run(wrapped())
+
+
+def fresh_state(client: Client, table_id: int) -> dict:
+    response = client.get(f"/api/tables/{table_id}/state")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_an_anonymous_socket_is_closed(redis_url):
+    async def scenario():
+        table = await amake_table()
+        for path in (f"/ws/tables/{table.pk}/", "/ws/floor/"):
+            communicator = socket(path, cookie=None)
+            connected, code = await communicator.connect()
+            assert not connected and code == 4401
+            await communicator.disconnect()
+
+    play(scenario)
+
+
+def test_a_socket_from_another_site_is_refused(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        communicator = socket(f"/ws/tables/{table.pk}/", session_cookie)
+        communicator.scope["headers"] = [(b"origin", b"http://evil.example"), (b"cookie", f"sessionid={session_cookie}".encode())]
+        connected, _ = await communicator.connect()
+        assert not connected
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def test_an_unknown_table_closes_the_socket(session_cookie):
+    async def scenario():
+        communicator = socket("/ws/tables/999999/", session_cookie)
+        connected, code = await communicator.connect()
+        assert not connected and code == 4404
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def test_connect_sends_the_snapshot_with_its_seq_then_every_event(session_cookie, logged_in):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        communicator = socket(f"/ws/tables/{table.pk}/", session_cookie)
+        assert (await communicator.connect())[0]
+        first = await communicator.receive_json_from()
+        assert first["type"] == "snapshot"
+        assert first["snapshot"] == await sync_to_async(fresh_state)(logged_in, table.pk)
+        assert first["snapshot"]["version"] == len(SEATED)
+        await arun(table.pk, {"type": "open_round", "bank": 100000})
+        event = await communicator.receive_json_from()
+        assert (event["type"], event["seq"], event["command_type"]) == ("event", len(SEATED) + 1, "open_round")
+        assert event["result"] == {"ok": True, "round": 1}
+        assert event["snapshot"]["view"]["next"]["step"] == "take_wagers"
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+# One scenario that uses every command type of commands.md at least once.
+EVERY_COMMAND = [
+    *SEATED[:3],
+    {"type": "sit", "seat": 4, "player": "P-4"},
+    {"type": "leave", "seat": 4},
+    {"type": "offer_bank", "seat": 1},
+    {"type": "decline_bank", "seat": 1},
+    {"type": "accept_bank", "seat": 2},
+    {"type": "open_round", "bank": 100000},
+    {"type": "wager", "seat": 1, "ante": 1000},
+    {"type": "wager", "seat": 3, "ante": 1000, "trips": 500},
+    {"type": "withdraw", "seat": 3},
+    {"type": "wager", "seat": 3, "ante": 2000, "trips": 500},
+    {"type": "no_more_bets"},
+    # shuffler order: seat 1, seat 3, the player-dealer, then the board
+    {"type": "deal", "cards": ["Ah", "Kh", "8c", "8d", "2s", "7s", "Qh", "Jh", "Th", "4c", "4d"]},
+    {"type": "check", "seat": 1},
+    {"type": "play", "seat": 3, "multiple": 4},
+    {"type": "flop"},
+    {"type": "check", "seat": 1},
+    {"type": "turn_river"},
+    {"type": "fold", "seat": 1},
+    {"type": "showdown"},
+    {"type": "settle"},
+    {"type": "pass_bank"},
+    {"type": "accept_bank", "seat": 3},
+    {"type": "open_round", "bank": 50000},
+    {"type": "wager", "seat": 1, "ante": 500},
+    {"type": "no_more_bets"},
+    {"type": "void_round", "reason": "shuffler jam", "approved_by": "supervisor-1"},
+]
+
+
+def test_a_stale_snapshot_with_the_events_applied_equals_a_fresh_one_for_every_command(session_cookie, logged_in):
+    """Zulip's verify_action: for each command, the tablet's snapshot from before it, with
+    the command's events applied, equals a fresh snapshot, and a command sends one event."""
+
+    async def scenario():
+        table = await amake_table()
+        communicator = socket(f"/ws/tables/{table.pk}/", session_cookie)
+        assert (await communicator.connect())[0]
+        snapshot = (await communicator.receive_json_from())["snapshot"]
+        for index, command in enumerate(EVERY_COMMAND):
+            await communicator.send_json_to({"type": "command", "command": {**command, "id": f"c{index}"}})
+            messages = await receive_until(communicator, lambda m: m["type"] == "result")
+            answer = messages[-1]
+            assert answer["result"]["ok"], (command, answer)
+            # The event is sent at commit, before the answer; at most the answer follows.
+            events = [m for m in messages if m["type"] == "event"]
+            if not events:
+                events = [await communicator.receive_json_from()]
+            assert [e["seq"] for e in events] == [snapshot["version"] + 1], command
+            assert events[0]["command_type"] == command["type"]
+            assert events[0]["result"] == answer["result"]
+            for event in events:
+                snapshot = apply_event(snapshot, event)
+            assert snapshot == await sync_to_async(fresh_state)(logged_in, table.pk), command
+            assert answer["version"] == snapshot["version"]
+        assert {c["type"] for c in EVERY_COMMAND} == set(_command_types())
+        assert await communicator.receive_nothing(timeout=0.3)
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def _command_types():
+    from rounds.engine.table import COMMAND_TYPES
+
+    return COMMAND_TYPES
+
+
+def test_a_client_that_missed_events_sees_the_gap_and_a_fresh_snapshot_mends_it(session_cookie, logged_in):
+    async def scenario():
+        table = await amake_table()
+        communicator = socket(f"/ws/tables/{table.pk}/", session_cookie)
+        assert (await communicator.connect())[0]
+        stale = (await communicator.receive_json_from())["snapshot"]
+        await arun(table.pk, *SEATED)
+        events = [await communicator.receive_json_from() for _ in SEATED]
+        # Dropped on the way: the client holds the first event only, then sees the third.
+        held = apply_event(stale, events[0])
+        assert apply_event(held, events[2]) is None
+        await communicator.send_json_to({"type": "sync"})
+        fresh = await communicator.receive_json_from()
+        assert fresh["type"] == "snapshot"
+        assert fresh["snapshot"] == await sync_to_async(fresh_state)(logged_in, table.pk)
+        assert apply_event(fresh["snapshot"], events[1]) == fresh["snapshot"]  # old news
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def test_a_command_resent_with_its_id_after_a_reconnect_is_answered_once_and_applied_once(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        command = {"type": "open_round", "bank": 100000, "id": "tap-1", "version": len(SEATED)}
+        first = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
+        assert (await first.connect())[0]
+        await first.receive_json_from()
+        await first.send_json_to({"type": "command", "command": command})
+        # The connection drops before the tablet reads the answer.
+        await first.disconnect()
+
+        second = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
+        assert (await second.connect())[0]
+        snapshot = (await second.receive_json_from())["snapshot"]
+        assert snapshot["version"] == len(SEATED) + 1 and snapshot["game"]["round"]["number"] == 1
+        await second.send_json_to({"type": "command", "command": command})
+        answer = await second.receive_json_from()
+        assert answer == {"type": "result", "id": "tap-1", "result": {"ok": True, "round": 1},
+                          "version": len(SEATED) + 1, "replayed": True}
+        assert await second.receive_nothing(timeout=0.3)  # no second event: nothing applied
+        await second.disconnect()
+        assert await sync_to_async(TableEvent.objects.filter(table=table, command_type="open_round").count)() == 1
+
+    play(scenario)
+
+
+def test_a_stale_version_is_answered_with_the_current_state(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        communicator = socket(f"/ws/tables/{table.pk}/", session_cookie)
+        assert (await communicator.connect())[0]
+        await communicator.receive_json_from()
+        await communicator.send_json_to({"type": "command", "command": {"type": "pass_bank", "id": "x", "version": 1}})
+        answer = await communicator.receive_json_from()
+        assert answer["result"]["error"]["code"] == "stale_version"
+        assert answer["result"]["state"]["version"] == len(SEATED)
+        assert answer["result"]["state"]["view"]["next"]["step"] == "open_round"
+        await communicator.send_json_to({"type": "nonsense"})
+        assert (await communicator.receive_json_from())["type"] == "error"
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+async def _floor_rows_until(floor, table_id, predicate, timeout=5):
+    rows = []
+    while True:
+        message = await floor.receive_json_from(timeout=timeout)
+        if message["type"] == "row" and message["row"]["table"] == table_id:
+            rows.append(message["row"])
+            if predicate(message["row"]):
+                return rows
+
+
+def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        other = await amake_table()
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect())[0]
+        everything = await floor.receive_json_from()
+        assert everything["type"] == "floor"
+        assert {r["table"] for r in everything["rows"]} >= {table.pk, other.pk}
+
+        commands = SEATED + [{"type": "open_round", "bank": 100000}] + [
+            {"type": "wager", "seat": s, "ante": 1000 * k} for k in (1, 2, 3) for s in (2, 3)
+        ]
+        await arun(table.pk, *commands)
+        rows = await _floor_rows_until(floor, table.pk, lambda r: r["seq"] == len(commands))
+        # 12 commands in a few milliseconds: the first row goes at once, the rest are
+        # folded into the row sent when the window closes.
+        assert len(rows) < len(commands) / 2, [r["seq"] for r in rows]
+        last = rows[-1]
+        assert last["street"] == "betting" and last["round"] == 1 and last["bank_left"] == 100000
+        assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0}
+        assert last["seated"] == 3 and last["open"] is True
+        assert [a["kind"] for a in last["alerts"]] == ["tablet_disconnected"]
+        await floor.disconnect()
+
+    play(scenario)
+
+
+def test_the_floor_shows_whether_the_tablet_is_connected(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect())[0]
+        rows = {r["table"]: r for r in (await floor.receive_json_from())["rows"]}
+        assert "tablet_disconnected" in [a["kind"] for a in rows[table.pk]["alerts"]]
+
+        viewer = socket(f"/ws/tables/{table.pk}/", session_cookie)  # a live view is no tablet
+        assert (await viewer.connect())[0]
+        tablet = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
+        assert (await tablet.connect())[0]
+        row = (await _floor_rows_until(floor, table.pk, lambda r: r["tablets"] == 1))[-1]
+        assert "tablet_disconnected" not in [a["kind"] for a in row["alerts"]]
+
+        await tablet.disconnect()
+        row = (await _floor_rows_until(floor, table.pk, lambda r: r["tablets"] == 0))[-1]
+        assert "tablet_disconnected" in [a["kind"] for a in row["alerts"]]
+        await viewer.disconnect()
+        await floor.disconnect()
+
+    play(scenario)
+
+
+def test_the_floor_is_live_on_the_in_memory_layer_too(session_cookie, settings):
+    """The embedded default (no REDIS_URL): rows reach the consumers through their loop."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+    async def scenario():
+        table = await amake_table()
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect())[0]
+        await floor.receive_json_from()
+        await arun(table.pk, *SEATED)
+        row = (await _floor_rows_until(floor, table.pk, lambda r: r["seq"] == len(SEATED)))[-1]
+        assert row["player_dealer"]["player"] == "P-1"
+        await floor.disconnect()
+
+    asyncio.run(scenario())
+    connection.close()

@@ -1,0 +1,130 @@
+"""What the screens are told: the tablet's next step and the floor's rows, to the cent."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tables.models import Table
+from tables.selectors import floor_rows, table_snapshot
+
+from .conftest import make_table, run
+
+pytestmark = pytest.mark.django_db
+
+FEES = {
+    "payers": "all_players",
+    "player_basis": "ante",
+    "pd_basis": "per_betting_square",
+    "rates": [{"min": 0, "max": 100000, "player_fee": 100, "pd_fee": 50}],
+}
+
+
+def view(table):
+    table.refresh_from_db()
+    return table_snapshot(table)["view"]
+
+
+def row(table, **kwargs):
+    (only,) = floor_rows([table.pk], **kwargs)
+    return only
+
+
+def kinds(r):
+    return [a["kind"] for a in r["alerts"]]
+
+
+def worked_example_b(table):
+    """game-rules section 11, example B: the bank runs out (PD in seat 1, bank 4000)."""
+    run(
+        table.pk,
+        *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3, 4)],
+        {"type": "offer_bank", "seat": 1},
+        {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 4000},
+        {"type": "wager", "seat": 2, "ante": 500},
+        {"type": "wager", "seat": 3, "ante": 500, "trips": 300},
+        {"type": "wager", "seat": 4, "ante": 500},
+        {"type": "no_more_bets"},
+        {"type": "deal", "cards": ["Qh", "Jh", "As", "Ad", "3c", "4c", "Ks", "Qd", "Ah", "Kh", "7h", "7c", "2d"]},
+        {"type": "play", "seat": 2, "multiple": 4},
+        {"type": "check", "seat": 3},
+        {"type": "check", "seat": 4},
+        {"type": "flop"},
+        {"type": "play", "seat": 3, "multiple": 2},
+        {"type": "check", "seat": 4},
+        {"type": "turn_river"},
+        {"type": "play", "seat": 4, "multiple": 1},
+        {"type": "showdown"},
+    )
+
+
+def test_the_tablet_is_told_one_next_step_at_a_time():
+    table = make_table(seats=4)
+    assert view(table)["next"]["step"] == "choose_player_dealer"
+    run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)], {"type": "offer_bank", "seat": 1})
+    assert view(table)["next"] == {
+        "step": "offer", "seat": 1, "commands": [{"type": "accept_bank", "seat": 1}, {"type": "decline_bank", "seat": 1}]
+    }
+    run(table.pk, {"type": "decline_bank", "seat": 1}, {"type": "decline_bank", "seat": 2})
+    v = view(table)
+    assert v["next"]["step"] == "stopped" and v["eligible_to_bank"] == [1, 2]
+    run(table.pk, {"type": "offer_bank", "seat": 2}, {"type": "accept_bank", "seat": 2},
+        {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 1, "ante": 1000})
+    v = view(table)
+    assert v["next"]["step"] == "no_more_bets"
+    assert v["seats"][0]["actions"] == [{"type": "wager"}, {"type": "withdraw"}]
+    assert v["seats"][1]["role"] == "player_dealer" and v["seats"][1]["actions"] == []
+    run(table.pk, {"type": "no_more_bets"})
+    assert view(table)["next"] == {"step": "deal", "commands": [{"type": "deal"}], "pending": [1], "cards": 9}
+    run(table.pk, {"type": "check", "seat": 1})  # dealt by hand: cards entered as revealed
+    v = view(table)
+    assert v["next"] == {"step": "flop", "commands": [{"type": "flop"}]}
+    assert v["picker"] == {"command": "flop", "count": 3}
+    run(table.pk, {"type": "flop", "cards": ["2c", "7d", "9h"]})
+    v = view(table)
+    assert v["seats"][0]["actions"] == [{"type": "check"}, {"type": "play", "multiple": 2}]
+    assert v["used_cards"] == ["2c", "7d", "9h"] and v["picker"] is None
+    run(table.pk, {"type": "check", "seat": 1}, {"type": "turn_river", "cards": ["Js", "3s"]},
+        {"type": "fold", "seat": 1})
+    assert view(table)["picker"] == {"command": "showdown", "hands": ["player_dealer"]}  # folded, no Trips
+
+
+def test_the_settlement_preview_is_the_settlement_and_the_floor_follows_to_the_cent():
+    table = make_table(seats=4, fee_schedule=FEES)
+    worked_example_b(table)
+    preview = view(table)["settlement_preview"]
+    assert view(table)["next"]["step"] == "settle" and view(table)["bank_left"] == 0
+    (settled,) = run(table.pk, {"type": "settle"})
+    assert {k: preview[k] for k in ("lines", "seats", "balance", "pd_net", "exhausted", "fee_refunds")} == {
+        k: settled.result[k] for k in ("lines", "seats", "balance", "pd_net", "exhausted", "fee_refunds")
+    }
+    assert [(line["seat"], line["wager"], line["result"], line["amount"], line["uncovered"]) for line in preview["lines"]][:5] == [
+        (2, "ante", "win", 500, 0), (2, "play", "win", 2000, 0), (2, "blind", "win", 750, 0),
+        (3, "ante", "win", 500, 0), (3, "play", "win", 250, 750),
+    ]
+    r = row(table)
+    # fees: 3 players x 100 + the player-dealer 3 x 50 = 450; seat 4's fee refunded: 350.
+    assert r["fees_today"] == 350
+    assert r["rounds_per_hour"] == 1 and r["street"] == "between_rounds" and r["bank_left"] is None
+    assert "bank_exhausted" in kinds(r)
+    assert r["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 1}
+
+
+def test_the_floor_flags_stops_offers_voids_and_idle_tables():
+    table = make_table(seats=3, fee_schedule=FEES)
+    run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)], {"type": "offer_bank", "seat": 1})
+    assert "offer_pending" in kinds(row(table))
+    run(table.pk, {"type": "decline_bank", "seat": 1}, {"type": "decline_bank", "seat": 2})
+    assert "stopped" in kinds(row(table))
+    run(table.pk, {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 2, "ante": 1000}, {"type": "no_more_bets"},
+        {"type": "void_round", "reason": "misdeal", "approved_by": "sup-1"})
+    r = row(table)
+    assert [a for a in r["alerts"] if a["kind"] == "void"] == [{"kind": "void", "text": "1 void(s) today, last: misdeal"}]
+    assert r["fees_today"] == 0  # a void refunds every fee
+    assert "idle" not in kinds(r)
+    assert "idle" in kinds(row(table, now=timezone.now() + timedelta(minutes=11)))
+    empty = make_table()
+    assert row(empty)["open"] is False and kinds(row(empty)) == []
+    assert [r["table"] for r in floor_rows()] == sorted(Table.objects.values_list("pk", flat=True))
