@@ -419,11 +419,7 @@ def _wager(step: _Step) -> dict:
     blind = step.amount("blind", required=False) or ante
     if blind != ante:
         raise CommandError("blind_must_equal_ante", f"the Blind ({blind}) must equal the Ante ({ante})")
-    trips = step.command.get("trips")
-    if trips is None or (type(trips) is int and trips == 0):
-        trips = 0  # no Trips wager
-    else:
-        trips = step.amount("trips", required=False)
+    trips = step.amount("trips", required=False) or 0  # absent: no Trips wager
     _check_limits("Ante", ante, limits.ante_min, limits.ante_max)
     if trips:
         _check_limits("Trips", trips, limits.trips_min, limits.trips_max)

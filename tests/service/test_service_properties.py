@@ -53,7 +53,8 @@ def next_command(data, game: TableGame) -> dict:
         if players and (not rnd.seats or draw(st.booleans())):
             ante = draw(st.sampled_from([100, 500, 1000, 2500, 7300]))
             trips = draw(st.sampled_from([0, 0, 100, 500]))
-            return {"type": "wager", "seat": draw(st.sampled_from(players)), "ante": ante, "trips": trips}
+            wager = {"type": "wager", "seat": draw(st.sampled_from(players)), "ante": ante}
+            return {**wager, "trips": trips} if trips else wager
         return {"type": "no_more_bets"}
     if rnd.phase == "preflop" and not rnd.dealt and not rnd.decisions_made:
         cards = draw(st.permutations(DECK))[: 2 * len(rnd.seats) + 7]
