@@ -6,6 +6,7 @@ recorded in the event log and the ledger tables, and is published to live screen
 after the transaction commits.
 """
 
+import json
 from dataclasses import dataclass
 from random import Random
 
@@ -160,6 +161,8 @@ def _lock(table_id: int) -> Table:
 def _check_envelope(table: Table, command) -> None:
     if not isinstance(command, dict):
         raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
+    if not _recordable(command):
+        raise CommandError("invalid_command", "the command holds values that cannot be recorded (NUL, NaN, Infinity)")
     command_id = command.get("id")
     if command_id is not None and (
         not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH
@@ -171,6 +174,16 @@ def _check_envelope(table: Table, command) -> None:
             raise CommandError("invalid_command", "'version' must be a whole number")
         if version != table.version:
             raise CommandError("stale_version", f"the table is at version {table.version}, not {version}")
+
+
+def _recordable(command: dict) -> bool:
+    """The command can be stored as it is: PostgreSQL's jsonb refuses NUL characters and
+    non-finite numbers (which Python's json module would otherwise let through)."""
+    try:
+        text = json.dumps(command, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return "\\u0000" not in text
 
 
 def _prior_answer(table: Table, command_id) -> dict | None:
@@ -191,7 +204,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: str
     # same id gets this same answer, and so that supervisors can see what was tried.
     RejectedCommand.objects.create(
         table=table,
-        command=command if isinstance(command, dict) else {"raw": command},
+        command=command if isinstance(command, dict) and _recordable(command) else {"unrecordable": repr(command)[:500]},
         command_id=command_id if isinstance(command_id, str) and len(command_id) <= MAX_COMMAND_ID_LENGTH else None,
         code=refusal.code,
         result=result,

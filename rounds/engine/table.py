@@ -32,6 +32,10 @@ from .rotation import Rotation
 from .settlement import PlayerHand, Settlement, settle
 
 MIN_SEATS, MAX_SEATS = 2, 8
+# The largest amount the ledger can record with room for the largest payout (500 to 1
+# on a Blind): $100 billion, far beyond any real wager, far within a 64-bit integer.
+MAX_AMOUNT = 10**13
+MAX_TEXT = {"player": 64, "approved_by": 150, "reason": 500}
 STREETS = ("preflop", "flop", "river")
 PLAY_MULTIPLES = {"preflop": (3, 4), "flop": (2,), "river": (1,)}
 
@@ -261,12 +265,17 @@ class _Step:
         value = self.command[name]
         if type(value) is not int or value <= 0:
             raise CommandError("invalid_amount", f"{name} must be a positive whole number of cents, got {value!r}")
+        if value > MAX_AMOUNT:
+            raise CommandError("invalid_amount", f"{name} {value} is beyond what the ledger records ({MAX_AMOUNT})")
         return value
 
     def text(self, name: str) -> str:
         value = self.command.get(name)
-        if not isinstance(value, str) or not value.strip():
-            raise CommandError("invalid_command", f"'{name}' must be a non-empty text")
+        longest = MAX_TEXT[name]
+        if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest:
+            raise CommandError("invalid_command", f"'{name}' must be a text of 1 to {longest} characters")
+        if not value.isprintable():
+            raise CommandError("invalid_command", f"'{name}' holds control characters")
         return value.strip()
 
     def round(self, *phases: str) -> RoundState:
@@ -662,9 +671,10 @@ def _void_round(step: _Step) -> dict:
     approved_by = step.command.get("approved_by")
     if not isinstance(approved_by, str) or not approved_by.strip():
         raise CommandError("approval_required", "voiding a round needs a supervisor's approval (approved_by)")
+    approved_by = step.text("approved_by")
     reason = step.text("reason")
     refunds = list(rnd.fees)  # a void refunds every fee of the round
-    step.emit(RoundVoided(rnd.number, reason, approved_by.strip(), tuple(refunds)))
+    step.emit(RoundVoided(rnd.number, reason, approved_by, tuple(refunds)))
     game.round = None  # a voided round does not count for rotation
     return {"round": rnd.number, "refunds": [f.as_dict() for f in refunds]}
 

@@ -283,3 +283,23 @@ def test_queries_per_command_do_not_grow_with_seats(make_table):
     few, many = queries_per_command([1]), queries_per_command([1, 2, 3, 4, 5, 6, 7])
     assert few == many
     assert max(max(v) for v in many.values()) <= 12
+
+
+@pytest.mark.parametrize(
+    "command, code",
+    [
+        ({"type": "sit", "seat": 1, "player": "P\x00-1"}, "invalid_command"),  # PostgreSQL refuses NUL
+        ({"type": "sit", "seat": 1, "player": "P-1", "note": float("nan")}, "invalid_command"),
+        ({"type": "sit", "seat": 1, "player": "P" * 65}, "invalid_command"),
+        ({"type": "sit", "seat": 1, "player": "P-1", "note": 1.5}, "invalid_command"),  # floats do not re-hash
+        ({"type": "open_round", "bank": 10**30}, "invalid_amount"),  # beyond a 64-bit ledger column
+    ],
+)
+def test_values_the_ledger_cannot_record_are_refused_cleanly(make_table, command, code):
+    table = make_table()
+    if command["type"] == "open_round":
+        run_ok(table, *seated(6, [1, 2], pd=1))
+    before = snapshot_of_everything(table)
+    result = command_execute(table_id=table.pk, command=command, actor="dealer-1").result
+    assert result["error"]["code"] == code
+    assert snapshot_of_everything(table) == before

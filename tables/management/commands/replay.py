@@ -41,6 +41,10 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps({"results": results}))
 
 
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON value")
+
+
 def _read(path: str) -> tuple[dict, list]:
     try:
         if path == "-":
@@ -51,8 +55,8 @@ def _read(path: str) -> tuple[dict, list]:
     except (OSError, UnicodeDecodeError) as problem:
         raise MalformedReplay(f"cannot read {path}: {problem}") from None
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as problem:
+        document = json.loads(text, parse_constant=_not_json)
+    except (json.JSONDecodeError, ValueError) as problem:
         raise MalformedReplay(f"{path} is not JSON: {problem}") from None
     if not isinstance(document, dict):
         raise MalformedReplay("a replay file is a JSON object with 'table' and 'commands'")
