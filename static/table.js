@@ -32,6 +32,10 @@
   const OUTBOX_KEY = `cardroom.outbox.${page.table}`;
   let outbox = JSON.parse(localStorage.getItem(OUTBOX_KEY) || "[]");
   let inFlight = null;
+  // The newest table version an answer told us of: the answer to a tap can come before
+  // its event (events travel through the channel layer), and the next tap must not be
+  // stale for that.
+  let answeredVersion = 0;
   const saveOutbox = () => localStorage.setItem(OUTBOX_KEY, JSON.stringify(outbox));
 
   function newId() {
@@ -44,7 +48,7 @@
     // `version` is the table state the dealer saw; taps queued behind others assume
     // those are applied first (each accepted command adds one to the version).
     const last = outbox[outbox.length - 1];
-    const version = last ? last.command.version + 1 : snapshot.version;
+    const version = last ? last.command.version + 1 : Math.max(snapshot.version, answeredVersion);
     const id = newId();
     outbox.push({ id, command: { ...command, id, version } });
     saveOutbox();
@@ -66,6 +70,7 @@
     if (!head || head.id !== reply.id) return; // an answer already handled
     outbox.shift();
     inFlight = null;
+    answeredVersion = Math.max(answeredVersion, reply.version);
     const result = reply.result;
     if (!result.ok) {
       const code = result.error.code;
@@ -256,7 +261,7 @@
         renderMessage();
         return;
       }
-      tap({ type: "wager", seat: n, ante: a, blind: a, trips: t });
+      tap(t ? { type: "wager", seat: n, ante: a, blind: a, trips: t } : { type: "wager", seat: n, ante: a, blind: a });
     } }, h("label", {}, "Ante = Blind $", ante), h("label", {}, "Trips $", trips),
     h("button", { type: "submit", class: "primary" }, seat.wager ? "Change" : "Bet"));
   }

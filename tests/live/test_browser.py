@@ -182,6 +182,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     expect(row.locator(".street")).to_have_text("#1 betting")
     expect(row.locator(".bank-left")).to_have_text("$1,000.00")
     tablet.click(".seat[data-seat='2'] button:has-text('Bet')")
+    expect(tablet.locator(".seat[data-seat='2'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
     seat3 = tablet.locator(".seat[data-seat='3']")
     seat3.locator("input[name=ante]").fill("25")
     seat3.locator("input[name=trips]").fill("5")

@@ -51,8 +51,9 @@ def next_command(state: dict, rng: random.Random) -> dict:
     if step in ("take_wagers", "no_more_bets"):
         unbet = [s["seat"] for s in seats if s["role"] == "player" and s["wager"] is None]
         if unbet and (step == "take_wagers" or rng.random() < 0.7):
-            ante = rng.choice(ANTES)
-            return {"type": "wager", "seat": unbet[0], "ante": ante, "trips": rng.choice((0, 0, 100, 500))}
+            wager = {"type": "wager", "seat": unbet[0], "ante": rng.choice(ANTES)}
+            trips = rng.choice((0, 0, 100, 500))
+            return {**wager, "trips": trips} if trips else wager
         return {"type": "no_more_bets"}
     if step == "deal":
         if rng.random() < 0.01:
