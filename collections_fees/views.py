@@ -7,6 +7,7 @@ Every page needs a logged-in user (roles come later).
 
 from __future__ import annotations
 
+from datetime import date
 from functools import wraps
 
 from asgiref.sync import iscoroutinefunction
@@ -19,6 +20,7 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonRespo
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from cardroom.gaming_day import calendar
@@ -118,9 +120,9 @@ def collection_log(request):
 @login_required
 def drop_count_create(request):
     form = DropCountForm(request.POST)
-    back = request.POST.get("next") or reverse("compliance:collections")
-    if not back.startswith("/"):  # only back to a page of this site
-        back = reverse("compliance:collections")
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        back = reverse("compliance:collections")  # only ever back to a page of this site
     if not form.is_valid():
         messages.error(request, f"Drop count not recorded: {form.errors.as_text()}")
         return redirect(back)
@@ -142,15 +144,12 @@ def drop_count_create(request):
 @require_GET
 @login_required
 def drop_count_history(request, table_id: int, gaming_day: str):
-    form = DropCountForm({"table": table_id, "gaming_day": gaming_day, "amount": "0"})
-    if not form.is_valid():
-        raise Http404("no such table and gaming day")
-    counts = selectors.drop_count_history(table_id=table_id, gaming_day=form.cleaned_data["gaming_day"])
-    return render(
-        request,
-        "compliance/drop_counts.html",
-        {"counts": counts, "table_id": table_id, "gaming_day": form.cleaned_data["gaming_day"]},
-    )
+    try:
+        day = date.fromisoformat(gaming_day)
+    except ValueError:
+        raise Http404("a gaming day is written YYYY-MM-DD")
+    counts = selectors.drop_count_history(table_id=table_id, gaming_day=day)
+    return render(request, "compliance/drop_counts.html", {"counts": counts, "table_id": table_id, "gaming_day": day})
 
 
 @require_GET

@@ -138,3 +138,11 @@ def test_on_the_sqlite_demo_database_the_reports_say_they_need_postgresql(office
     assert response.status_code == 503 and b"need PostgreSQL" in b"".join(
         response.streaming_content if response.streaming else [response.content]
     )
+
+
+def test_after_a_drop_count_the_page_never_redirects_off_site(ledger, officer_client):
+    response = officer_client.post(
+        "/compliance/collections/drop-counts/",
+        {"table": ledger.table_a.pk, "gaming_day": DAY1, "amount": "1.00", "next": "//evil.example/"},
+    )
+    assert response["Location"] == "/compliance/collections/"
