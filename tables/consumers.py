@@ -138,7 +138,7 @@ class TableConsumer(_LoggedInConsumer):
 
 class FloorConsumer(_LoggedInConsumer):
     """`/ws/floor/`: every table's row, then each table's latest row at most once per
-    coalescing window (tables.events.FloorCoalescer)."""
+    coalescing window (tables.events.Publisher)."""
 
     refresher: asyncio.Task | None = None
 

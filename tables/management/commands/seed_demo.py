@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from tables.events import floor_coalescer
+from tables.events import publisher
 from tables.models import Table
 from tables.services import command_execute, table_create
 
@@ -95,7 +95,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
         logins = {name: demo_user(name, password, staff) for name, (password, staff) in DEMO_USERS.items()}
-        floor_coalescer.drain()
+        publisher.drain()
         self.stdout.write("Demo floor ready:")
         for table in tables:
             self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")

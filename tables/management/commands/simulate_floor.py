@@ -14,7 +14,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from tables.events import floor_coalescer
+from tables.events import publisher
 from tables.selectors import table_view
 from tables.services import command_execute
 
@@ -103,12 +103,12 @@ class Command(BaseCommand):
         for w in workers:
             w.join()
         elapsed = time.monotonic() - started
-        floor_coalescer.drain()
+        publisher.drain()
         total = stats["ok"] + stats["refused"]
         self.stdout.write(
             f"{total} commands in {elapsed:.1f}s ({total / elapsed:.1f}/s): {stats['ok']} accepted, "
             f"{stats['refused']} refused, {stats['settled']} rounds settled; "
-            f"{floor_coalescer.sent} floor messages for {stats['ok']} table events"
+            f"{publisher.floor_sent} floor messages for {stats['ok']} table events"
         )
 
     def _table(self, n: int):
