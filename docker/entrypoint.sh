@@ -36,6 +36,21 @@ if redis_url:
     wait_for("Redis", lambda: redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping())
 PY
 
-python manage.py migrate --noinput
+# Several app containers may start at once (`--scale app=N`): they migrate one at a time,
+# under a PostgreSQL advisory lock; the later ones find nothing left to do.
+python - <<'PY'
+import os
+import subprocess
+
+import psycopg
+
+database_url = os.environ.get("DATABASE_URL", "")
+if database_url.startswith(("postgres://", "postgresql://")):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext('cardroom-migrate'))")
+        subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True)
+else:
+    subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True)
+PY
 
 exec "$@"

@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "tables",
     "rounds",
     "collections_fees",
+    "cardroom",
 ]
 
 MIDDLEWARE = [
@@ -73,7 +74,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # A group membership lasts as long as the longest websocket Daphne keeps open
+            # (its --websocket_timeout defaults to 86400 s): keep the two equal.
+            "CONFIG": {"hosts": [REDIS_URL], "group_expiry": 86400},
         }
     }
 else:
