@@ -42,6 +42,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--processes", type=int, default=2, help="dealer processes, like Daphne processes")
     parser.add_argument("--threads", type=int, default=4, help="dealer threads in each process")
+    parser.add_argument("--burst-rate", type=float, default=4.0,
+                        help="second stage: changes a second at each table, more than the database here can commit")
+    parser.add_argument("--burst-seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
 
     for name in ("DATABASE_URL", "REDIS_URL"):
@@ -97,11 +100,53 @@ def run(args, summary: str) -> None:
             counts[key] += payload[key]
     for p in dealers:
         p.join()
-    time.sleep(1)  # let the last rows arrive before the listener stops (not an assertion)
+    stage2 = time.time() + 1
+    time.sleep(1)  # let the last rows of the first stage arrive (not an assertion)
+    burst_raw = burst(ids, args.burst_rate, args.burst_seconds)
+    time.sleep(2)  # and those of the second
     stop.set()
     kind, received = results.get()
     listener.join()
-    report(args, committed, raw_sent, raw_bytes, counts, received, WINDOW)
+    first = {"rows": [r for r in received["rows"] if r[0] < stage2], "raw": [r for r in received["raw"] if r[0] < stage2]}
+    report(args, committed, raw_sent, raw_bytes, counts, first, WINDOW)
+    rows = [r for r in received["rows"] if r[0] >= stage2]
+    raw = [r for r in received["raw"] if r[0] >= stage2]
+    report_burst(args, burst_raw, rows, raw, WINDOW)
+
+
+def burst(ids, rate, seconds) -> dict:
+    """Changes at every table faster than this machine's database can commit commands:
+    the publisher is told of each (its rows are read from the database as usual), and
+    the same changes are sent the old way, a message with a real snapshot per change."""
+    from asgiref.sync import async_to_sync
+    from channels import DEFAULT_CHANNEL_LAYER
+    from channels.layers import channel_layers
+
+    from tables.events import publisher
+    from tables.models import Table
+    from tables.selectors import table_snapshot
+
+    snapshot = table_snapshot(Table.objects.get(pk=ids[0]))
+    rng = random.Random(7)
+    schedule = sorted((rng.uniform(0, seconds), t) for t in ids for _ in range(int(rate * seconds)))
+    sent = {"messages": 0, "bytes": len(json.dumps(snapshot)) + 80}
+
+    async def go():
+        layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)  # as one more process would
+        start = time.time()
+        for at, table_id in schedule:
+            delay = start + at - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            publisher.changed(table_id)
+            await layer.group_send(RAW_GROUP, {"type": "table.changed", "table": table_id, "sent": time.time(), "snapshot": snapshot})
+            sent["messages"] += 1
+        sent["elapsed"] = time.time() - start
+        await layer.close_pools()
+
+    async_to_sync(go)()
+    publisher.drain()
+    return sent
 
 
 def deal(table_ids, rate, deadline, threads, seed, results) -> None:
@@ -165,7 +210,7 @@ def listen(results, ready, stop) -> None:
     from tables.events import FLOOR_GROUP
 
     rows: list[tuple[float, int, int, int]] = []  # (received, table, seq, bytes)
-    raw: list[int] = []
+    raw: list[tuple[float, float | None, int]] = []  # (received, sent, bytes)
 
     async def drain(layer, channel, sink):
         while True:
@@ -179,7 +224,7 @@ def listen(results, ready, stop) -> None:
         await layer.group_add(RAW_GROUP, uncoalesced)
         tasks = [
             asyncio.create_task(drain(layer, floor, lambda m, n: rows.append((time.time(), m["table"], m["seq"], n)))),
-            asyncio.create_task(drain(layer, uncoalesced, lambda m, n: raw.append(n))),
+            asyncio.create_task(drain(layer, uncoalesced, lambda m, n: raw.append((time.time(), m.get("sent"), n)))),
         ]
         ready.set()
         while not stop.is_set():
@@ -190,6 +235,10 @@ def listen(results, ready, stop) -> None:
 
     asyncio.run(go())
     results.put(("listener", {"rows": rows, "raw": raw}))
+
+
+def pct(values, q):
+    return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
 
 
 def report(args, committed, raw_sent, raw_bytes, counts, received, window) -> None:
@@ -207,9 +256,6 @@ def report(args, committed, raw_sent, raw_bytes, counts, received, window) -> No
     gaps = sorted(b - a for times in by_table.values() for a, b in zip(times, times[1:]))
     row_bytes = sum(n for *_, n in rows)
 
-    def pct(values, q):
-        return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
-
     print(f"{args.tables} tables at {args.rate:g} command(s)/s each for {elapsed:g}s "
           f"({args.processes} dealer processes x {args.threads} threads)")
     print(f"  commands: {counts['ok']} accepted, {counts['refused']} refused ({(counts['ok'] + counts['refused']) / elapsed:.0f}/s)")
@@ -225,6 +271,25 @@ def report(args, committed, raw_sent, raw_bytes, counts, received, window) -> No
           f"(window {window * 1000:.0f} ms)")
     stale = sum(1 for t, seq in latest.items() if last_row.get(t) != seq)
     print(f"  tables whose last floor row is not their latest state: {stale} of {len(latest)}")
+
+
+def report_burst(args, sent, rows, raw, window) -> None:
+    elapsed = sent["elapsed"]
+    raw_lags = sorted(t - s for t, s, _ in raw if s is not None)
+    per_table: dict[int, list[float]] = {}
+    for t, table, _, _ in rows:
+        per_table.setdefault(table, []).append(t)
+    gaps = sorted(b - a for times in per_table.values() for a, b in zip(times, times[1:]))
+    print(f"burst: {args.tables} tables changing {args.burst_rate:g} times a second each for {elapsed:.1f}s "
+          f"({sent['messages'] / elapsed:.0f} changes/s)")
+    print(f"  without coalescing: {sent['messages']} messages sent ({sent['messages'] / elapsed:.0f}/s, "
+          f"{sent['messages'] * sent['bytes'] / elapsed / 1024:.0f} KiB/s), {len(raw)} received "
+          f"({sent['messages'] - len(raw)} dropped at the listener's channel capacity), "
+          f"lag p50 {pct(raw_lags, 0.5):.0f} ms, p95 {pct(raw_lags, 0.95):.0f} ms, max {pct(raw_lags, 1):.0f} ms")
+    print(f"  with coalescing:    {len(rows)} messages ({len(rows) / elapsed:.0f}/s), "
+          f"{sum(n for *_, n in rows) / elapsed / 1024:.0f} KiB/s; ratio {sent['messages'] / max(len(rows), 1):.1f} changes per message")
+    print(f"  gap between two rows of one table: p1 {pct(gaps, 0.01):.0f} ms, median {pct(gaps, 0.5):.0f} ms "
+          f"(window {window * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":
