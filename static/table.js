@@ -57,13 +57,30 @@
     pump();
   }
 
+  // Over the socket when it is open; else over HTTP (a proxy may refuse websockets, and
+  // the tablet may be back before its socket is), with the CSRF token of the page.
   function pump() {
     if (inFlight || outbox.length === 0) return;
     const head = outbox[0];
-    if (socket.send({ type: "command", command: head.command })) {
-      inFlight = head.id;
-    }
+    inFlight = head.id;
+    if (socket.send({ type: "command", command: head.command })) return;
+    fetch(`/api/tables/${page.table}/commands`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify(head.command),
+      credentials: "same-origin",
+    }).then((response) => {
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return response.json();
+    }).then((reply) => {
+      if (inFlight === head.id) answered(reply);
+    }).catch(() => {
+      if (inFlight !== head.id) return;
+      inFlight = null; // kept in the outbox: tried again shortly or when the socket is back
+      setTimeout(pump, 3000);
+    });
   }
+  const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
 
   function answered(reply) {
     const head = outbox[0];
@@ -115,7 +132,7 @@
 
   function onStatus(s) {
     status = s;
-    if (s !== "open") inFlight = null; // resent with the same id once reconnected
+    if (s === "closed") { inFlight = null; pump(); } // resent with the same id: answered once
     renderStatus();
   }
 

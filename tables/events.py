@@ -86,7 +86,12 @@ def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
 def _send(event: TableChanged) -> None:
     if get_channel_layer() is None:
         return
-    publisher.send(table_group(event.table), _message(event))
+    try:
+        publisher.send(table_group(event.table), _message(event))
+    except Exception:
+        # The command is committed whatever happens here; a client that missed this
+        # event sees the gap at the next one (or on reconnect) and takes a snapshot.
+        logger.exception("event %s of table %s could not be sent", event.seq, event.table)
     publisher.changed(event.table)
 
 
@@ -138,7 +143,7 @@ class Publisher:
         with self._lock:
             if self._loop is None:
                 ready = threading.Event()
-                threading.Thread(target=self._run, args=(ready,), name="floor-coalescer", daemon=True).start()
+                threading.Thread(target=self._run, args=(ready,), name="publisher", daemon=True).start()
                 ready.wait()
             return self._loop
 

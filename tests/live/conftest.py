@@ -9,9 +9,6 @@ from cardroom.asgi import application
 from tables.services import command_execute, table_create
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
-# WhiteNoise serves the source folders here (WHITENOISE_USE_FINDERS); that STATIC_ROOT is
-# not collected in a test run is expected.
-NO_STATIC_ROOT_WARNING = pytest.mark.filterwarnings("ignore:No directory at")
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ from django.db import connection
 
 from rounds.models import Decision, Round, SettlementLine
 
-from .conftest import NO_STATIC_ROOT_WARNING, make_table, run
+from .conftest import make_table, run
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True), NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
 playwright = pytest.importorskip("playwright.sync_api")
 expect = playwright.expect

@@ -12,9 +12,9 @@ from django.test import Client
 
 from tables.models import TableEvent
 
-from .conftest import NO_STATIC_ROOT_WARNING, amake_table, apply_event, arun, receive_until, socket
+from .conftest import amake_table, apply_event, arun, receive_until, socket
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
 SEATED = [
     {"type": "sit", "seat": 1, "player": "P-1"},

@@ -9,9 +9,9 @@ from rounds.engine.errors import ERROR_CODES
 from tables.models import TableEvent
 from tables.ui_text import ERROR_TEXT
 
-from .conftest import NO_STATIC_ROOT_WARNING, make_table, run
+from .conftest import make_table, run
 
-pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
+pytestmark = pytest.mark.django_db
 
 SEATED = [
     {"type": "sit", "seat": 1, "player": "P-1"},
