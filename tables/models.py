@@ -4,6 +4,7 @@ No rule lives here: the rules engine (rounds/engine) decides, the command servic
 (tables/services.py) writes these rows.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -167,3 +168,64 @@ class RotationLogEntry(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+
+class DealerAssignment(models.Model):
+    """A dealer assigned to a table for one shift of one gaming day, by a supervisor."""
+
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="assignments")
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    assigned_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dealer", "table", "gaming_day", "shift"],
+                condition=Q(ended_at__isnull=True),
+                name="one_live_assignment",
+            )
+        ]
+
+
+class Approval(models.Model):
+    """A request that needs a second person: a void, a correction, a configuration change
+    of an open table. The requester and the supervisor who decides are both kept; the
+    decision is a row of its own (ApprovalDecision), so neither is ever edited."""
+
+    KINDS = [("void", "Void a round"), ("correction", "Correct a settled round"), ("config", "Change configuration")]
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="approvals")
+    kind = models.CharField(max_length=12, choices=KINDS)
+    round_number = models.PositiveIntegerField(null=True, blank=True)
+    payload = models.JSONField(help_text="reason, and the configuration or correction asked for")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_role = models.CharField(max_length=16)
+    requested_session = models.CharField(max_length=64, blank=True)
+    requested_address = models.CharField(max_length=64, blank=True)
+    requested_at = models.DateTimeField()
+
+
+class ApprovalDecision(models.Model):
+    approval = models.OneToOneField(Approval, on_delete=models.PROTECT, related_name="decision")
+    approved = models.BooleanField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    via = models.CharField(max_length=16, help_text="'device': on their own device; 'tablet': credentials on the tablet")
+    session = models.CharField(max_length=64, blank=True)
+    address = models.CharField(max_length=64, blank=True)
+    decided_at = models.DateTimeField()
+
+
+class RoundCorrection(models.Model):
+    """A reversing entry for a settled round: the original is never edited. It reverses
+    every seat's net and the player-dealer's net of the original round."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="corrections")
+    round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, related_name="corrections")
+    approval = models.OneToOneField(Approval, on_delete=models.PROTECT, related_name="correction")
+    reason = models.TextField()
+    reversal = models.JSONField(help_text="per seat and for the player-dealer, the amount reversed")
+    created_at = models.DateTimeField()

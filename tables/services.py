@@ -14,6 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from cardroom import hashchain
+from cardroom.access import Actor, can_drive
+from cardroom.audit import audit_record
 
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
@@ -22,7 +24,7 @@ from rounds.engine.table import TableGame
 
 from . import recording
 from .events import publish_on_commit
-from .models import RejectedCommand, Table, TableConfig, TableEvent
+from .models import Approval, RejectedCommand, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
 
 MAX_COMMAND_ID_LENGTH = 100
@@ -106,13 +108,17 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
     return config
 
 
-def command_execute(*, table_id: int, command, actor: str, rng: Random | None = None) -> CommandOutcome:
+def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random | None = None) -> CommandOutcome:
     """Execute one command (commands.md) at a table, all or nothing.
 
     `command` may carry `id` (a repeat of an id gets the first answer and changes
     nothing) and `version` (a stale one is refused with the current state).
+    `actor` is the person (cardroom.access.Actor) or, as a plain name, the system
+    process (replay, simulator) sending it: people are checked (`not_authorized`) and
+    their voids need a second person's approval. Every command is in the audit trail.
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
+    actor = actor if isinstance(actor, Actor) else Actor.system(actor)
     with transaction.atomic():
         table = _lock(table_id)
         command_id = command.get("id") if isinstance(command, dict) else None
@@ -122,8 +128,10 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
                 return CommandOutcome(prior, table.version, replayed=True)
         try:
             _check_envelope(table, command)
+            if not can_drive(actor, table.pk):
+                raise CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
             game = TableGame.from_dict(table.state)
-            new_game, result, records = game.apply(command, rng=rng)
+            new_game, result, records = game.apply(_approved(table, game, command, actor), rng=rng)
             if not hashchain.only_whole_numbers(command):
                 raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:
@@ -139,7 +147,7 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
             command_id=command_id,
             result=result,
             records=[r.as_dict() for r in records],
-            actor=actor,
+            actor=actor.name,
             created_at=stamp.now,
             gaming_day=stamp.gaming_day,
             prev_hash=table.event_head,
@@ -148,6 +156,13 @@ def command_execute(*, table_id: int, command, actor: str, rng: Random | None = 
         event.save(force_insert=True)
         recording.write(table=table, event=event, records=records, stamp=stamp)
         table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head"])
+        audit_record(
+            actor=actor,
+            action="command",
+            table_id=table.pk,
+            summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
+            detail={"seq": event.seq, "command": command},
+        )
         publish_on_commit(table=table, command_type=event.command_type, result=result)
         return CommandOutcome(result, table.version)
 
@@ -196,7 +211,30 @@ def _prior_answer(table: Table, command_id) -> dict | None:
     return rejection.result if rejection is not None else None
 
 
-def _reject(table: Table, command, command_id, refusal: CommandError, actor: str) -> CommandOutcome:
+def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:
+    """A person's void must name an approval granted by another person (a supervisor)
+    for this round; the engine then records that supervisor as `approved_by`.
+    System processes (replay files) state `approved_by` themselves."""
+    if command.get("type") != "void_round" or actor.is_system:
+        return command
+    approval_id = command.get("approval")
+    approval = (
+        Approval.objects.select_related("decision__decided_by").filter(pk=approval_id, table=table, kind="void").first()
+        if type(approval_id) is int
+        else None
+    )
+    decision = getattr(approval, "decision", None) if approval else None
+    if (
+        decision is None
+        or not decision.approved
+        or game.round is None
+        or approval.round_number != game.round.number
+    ):
+        raise CommandError("approval_required", "voiding this round needs a supervisor's approval (approval id)")
+    return {**command, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
+
+
+def _reject(table: Table, command, command_id, refusal: CommandError, actor: Actor) -> CommandOutcome:
     result = refusal.as_result()
     if refusal.code == "stale_version":
         result["state"] = table_snapshot(table)
@@ -209,7 +247,14 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: str
         code=refusal.code,
         result=result,
         table_version=table.version,
-        actor=actor,
+        actor=actor.name,
         created_at=timezone.now(),
+    )
+    audit_record(
+        actor=actor,
+        action="command_refused",
+        table_id=table.pk,
+        summary=f"{command.get('type') if isinstance(command, dict) else 'command'} refused: {refusal.code}",
+        detail={"code": refusal.code, "message": refusal.message},
     )
     return CommandOutcome(result, table.version)

@@ -1,0 +1,93 @@
+"""Who may do what: roles, actors and the checks every entry point shares.
+
+Roles are Django groups: `dealer` drives only the tables assigned to them for the
+current shift; `supervisor` sees and drives every table, assigns dealers, approves voids,
+corrections and configuration changes; `compliance` reads everything and changes
+nothing; `admin` uses the Django admin. Management commands (replay, the simulator,
+seeding) act as `system`.
+"""
+
+from dataclasses import dataclass
+
+ROLES = ("dealer", "supervisor", "compliance", "admin")
+SYSTEM = "system"
+# A person normally holds one role; if several, the strongest one applies.
+_PRECEDENCE = ("admin", "supervisor", "compliance", "dealer")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Whoever sends a command or takes an action, as recorded in the audit trail."""
+
+    name: str
+    role: str
+    user_id: int | None = None
+    session: str = ""  # the session key or device of the request
+    address: str = ""  # the client's IP address
+
+    @classmethod
+    def system(cls, name: str) -> "Actor":
+        return cls(name=name, role=SYSTEM)
+
+    @classmethod
+    def of(cls, user, *, session: str = "", address: str = "") -> "Actor":
+        return cls(name=user.get_username(), role=role_of(user) or "", user_id=user.pk, session=session, address=address)
+
+    @classmethod
+    def from_request(cls, request) -> "Actor":
+        session = request.session.session_key or "" if hasattr(request, "session") else ""
+        return cls.of(request.user, session=session, address=request.META.get("REMOTE_ADDR", ""))
+
+    @classmethod
+    def from_scope(cls, scope) -> "Actor":
+        session = scope.get("session")
+        client = scope.get("client") or ("", 0)
+        return cls.of(scope["user"], session=getattr(session, "session_key", "") or "", address=client[0] or "")
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == SYSTEM
+
+
+def role_of(user) -> str | None:
+    if user is None or not user.is_authenticated:
+        return None
+    if user.is_superuser:
+        return "admin"
+    names = set(user.groups.values_list("name", flat=True))
+    return next((role for role in _PRECEDENCE if role in names), None)
+
+
+def can_see_tables(user) -> bool:
+    """Every role may look at every table (dealers see the floor they work on)."""
+    return role_of(user) in ROLES
+
+
+def can_read_compliance(user) -> bool:
+    return role_of(user) in ("supervisor", "compliance", "admin")
+
+
+def is_supervisor(user) -> bool:
+    return role_of(user) == "supervisor"
+
+
+def can_drive(actor: Actor, table_id: int) -> bool:
+    """May this actor send commands to this table now?"""
+    if actor.role in (SYSTEM, "supervisor"):
+        return True
+    if actor.role != "dealer" or actor.user_id is None:
+        return False
+    return dealer_assigned_now(user_id=actor.user_id, table_id=table_id)
+
+
+def dealer_assigned_now(*, user_id: int, table_id: int) -> bool:
+    """The dealer holds an assignment to the table for the current gaming day and shift."""
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+    from tables.models import DealerAssignment
+
+    now, cal = timezone.now(), calendar()
+    return DealerAssignment.objects.filter(
+        dealer_id=user_id, table_id=table_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
+    ).exists()

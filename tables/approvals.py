@@ -1,0 +1,128 @@
+"""Second-person approvals: voids, corrections and configuration changes of open tables.
+
+A request is made by one person; a supervisor other than the requester decides, on their
+own device (the approval queue) or on the tablet with their own credentials. Both
+identities are stored. On approval the action is carried out at once through the
+command service (void), or recorded as a reversing entry (correction), or as a new
+configuration version (configuration).
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from cardroom.access import Actor, role_of
+from cardroom.audit import audit_record
+from rounds.engine.errors import CommandError
+from rounds.models import Round
+
+from .models import Approval, ApprovalDecision, RoundCorrection, Table
+from .services import CommandOutcome, command_execute, table_configure
+
+VIA = ("device", "tablet")
+
+
+def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -> Approval:
+    """Ask for a second person's approval. `payload` has a `reason`; a correction names
+    its `round`, a configuration change its `config`."""
+    if kind not in dict(Approval.KINDS):
+        raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
+    reason = payload.get("reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
+        raise CommandError("invalid_command", "an approval request needs a reason (up to 500 characters)")
+    with transaction.atomic():
+        table = Table.objects.select_for_update(of=("self",)).get(pk=table_id)
+        round_number = _round_of(table, kind, payload)
+        approval = Approval.objects.create(
+            table=table,
+            kind=kind,
+            round_number=round_number,
+            payload=payload,
+            requested_by_id=actor.user_id,
+            requested_role=actor.role,
+            requested_session=actor.session[:64],
+            requested_address=actor.address[:64],
+            requested_at=timezone.now(),
+        )
+        audit_record(
+            actor=actor,
+            action="approval_requested",
+            table_id=table.pk,
+            summary=f"{kind} requested at {table.name}" + (f" round {round_number}" if round_number else ""),
+            detail={"approval": approval.pk, "payload": payload},
+        )
+    return approval
+
+
+def _round_of(table: Table, kind: str, payload: dict) -> int | None:
+    if kind == "void":
+        current = (table.state.get("round") or {}).get("number")
+        if current is None:
+            raise CommandError("wrong_state", "there is no round in progress to void")
+        return current
+    if kind == "correction":
+        number = payload.get("round")
+        if type(number) is not int or not Round.objects.filter(table=table, number=number, status="settled").exists():
+            raise CommandError("invalid_command", "a correction names a settled round of this table")
+        return number
+    if not isinstance(payload.get("config"), dict):
+        raise CommandError("invalid_command", "a configuration change carries the new configuration")
+    return None
+
+
+def approval_decide(*, approval_id: int, decider, approve: bool, via: str, session: str = "", address: str = ""):
+    """A supervisor other than the requester decides. Returns the decision and, for an
+    approved void, the outcome of the void command."""
+    if via not in VIA:
+        raise CommandError("invalid_command", f"via must be one of {VIA}")
+    actor = Actor.of(decider, session=session, address=address)
+    with transaction.atomic():
+        approval = Approval.objects.select_for_update(of=("self",)).select_related("table").get(pk=approval_id)
+        if role_of(decider) != "supervisor":
+            raise CommandError("not_authorized", "only a supervisor approves")
+        if decider.pk == approval.requested_by_id:
+            raise CommandError("not_authorized", "the requester cannot approve their own request")
+        if ApprovalDecision.objects.filter(approval=approval).exists():
+            raise CommandError("wrong_state", "this request has already been decided")
+        decision = ApprovalDecision.objects.create(
+            approval=approval,
+            approved=approve,
+            decided_by=decider,
+            via=via,
+            session=session[:64],
+            address=address[:64],
+            decided_at=timezone.now(),
+        )
+        audit_record(
+            actor=actor,
+            action="approval_decided",
+            table_id=approval.table_id,
+            summary=f"{approval.kind} {'approved' if approve else 'refused'} ({via})",
+            detail={"approval": approval.pk, "requested_by": approval.requested_by_id},
+        )
+        outcome = _carry_out(approval, actor) if approve else None
+    return decision, outcome
+
+
+def _carry_out(approval: Approval, actor: Actor) -> CommandOutcome | RoundCorrection | None:
+    if approval.kind == "void":
+        return command_execute(
+            table_id=approval.table_id,
+            command={"type": "void_round", "approval": approval.pk, "reason": approval.payload["reason"]},
+            actor=actor,
+        )
+    if approval.kind == "config":
+        return table_configure(table_id=approval.table_id, config=approval.payload["config"], changed_by=actor.name)
+    rnd = Round.objects.get(table_id=approval.table_id, number=approval.round_number)
+    settlement = rnd.settlement or {}
+    reversal = {
+        "seats": [{"seat": s["seat"], "player": s["player"], "amount": -s["net"]} for s in settlement.get("seats", [])],
+        "player_dealer": {"seat": rnd.pd_seat, "player": rnd.pd_player, "amount": -(rnd.pd_net or 0)},
+    }
+    return RoundCorrection.objects.create(
+        table_id=approval.table_id,
+        round=rnd,
+        approval=approval,
+        reason=approval.payload["reason"],
+        reversal=reversal,
+        created_at=timezone.now(),
+    )

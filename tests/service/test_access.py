@@ -1,0 +1,132 @@
+"""Who may move money: role checks in the command service, second-person approvals,
+and the audit trail that names everyone involved."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cardroom.access import Actor
+from cardroom.gaming_day import calendar
+from cardroom.models import AuditEntry
+from rounds.engine.errors import CommandError
+from rounds.models import Round
+from tables.approvals import approval_decide, approval_request
+from tables.models import Approval, DealerAssignment, RoundCorrection
+from tables.services import command_execute
+
+from .conftest import FEES, full_round, run_ok, seated
+
+pytestmark = pytest.mark.django_db
+
+
+def person(name, role):
+    user = User.objects.create_user(name, password="pw-" + name)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+def assign(dealer, table, by):
+    now, cal = timezone.now(), calendar()
+    DealerAssignment.objects.create(
+        dealer=dealer, table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now), assigned_by=by, assigned_at=now
+    )
+
+
+@pytest.fixture
+def staff(make_table):
+    sup, sup2 = person("sam", "supervisor"), person("sue", "supervisor")
+    dealer, other_dealer = person("dan", "dealer"), person("dora", "dealer")
+    auditor = person("cora", "compliance")
+    table, other = make_table(fee_schedule=FEES), make_table()
+    assign(dealer, table, sup)
+    assign(other_dealer, other, sup)
+    return {"sup": sup, "sup2": sup2, "dealer": dealer, "other_dealer": other_dealer, "auditor": auditor,
+            "table": table, "other": other}
+
+
+SIT = {"type": "sit", "seat": 1, "player": "P-1"}
+
+
+@pytest.mark.parametrize(
+    "who, allowed",
+    [("dealer", True), ("other_dealer", False), ("sup", True), ("auditor", False)],
+)
+def test_only_the_assigned_dealer_or_a_supervisor_drives_a_table(staff, who, allowed):
+    actor = Actor.of(staff[who], session="s-1", address="10.0.0.9")
+    result = command_execute(table_id=staff["table"].pk, command=SIT, actor=actor).result
+    assert result["ok"] is allowed
+    if not allowed:
+        assert result["error"]["code"] == "not_authorized"
+    entry = AuditEntry.objects.latest("id")
+    assert (entry.username, entry.session, entry.address) == (staff[who].username, "s-1", "10.0.0.9")
+    assert entry.action == ("command" if allowed else "command_refused")
+
+
+def test_an_assignment_for_another_shift_does_not_count(staff):
+    DealerAssignment.objects.filter(dealer=staff["dealer"]).update(shift="nobody's shift")
+    result = command_execute(table_id=staff["table"].pk, command=SIT, actor=Actor.of(staff["dealer"])).result
+    assert result["error"]["code"] == "not_authorized"
+
+
+def open_round_with_fees(staff):
+    table = staff["table"]
+    run_ok(table, *seated(6, [1, 2], pd=1), {"type": "open_round", "bank": 5000},
+           {"type": "wager", "seat": 2, "ante": 500}, {"type": "no_more_bets"})
+    return table
+
+
+def test_a_void_needs_another_persons_approval_and_keeps_both_names(staff):
+    table = open_round_with_fees(staff)
+    dealer = Actor.of(staff["dealer"])
+    direct = command_execute(
+        table_id=table.pk, command={"type": "void_round", "reason": "jam", "approved_by": "sam"}, actor=dealer
+    ).result
+    assert direct["error"]["code"] == "approval_required"  # naming a supervisor is not enough
+
+    approval = approval_request(actor=dealer, table_id=table.pk, kind="void", payload={"reason": "shuffler jam"})
+    with pytest.raises(CommandError) as refused:
+        approval_decide(approval_id=approval.pk, decider=staff["dealer"], approve=True, via="device")
+    assert refused.value.code == "not_authorized"  # the requester never approves
+    decision, outcome = approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="tablet")
+    assert outcome.ok and outcome.result["refunds"]
+    rnd = Round.objects.get(table=table, number=1)
+    assert rnd.status == "voided" and rnd.void_approved_by == "sam" and rnd.void_reason == "shuffler jam"
+    assert Approval.objects.get(pk=approval.pk).requested_by == staff["dealer"]
+    assert decision.decided_by == staff["sup"] and decision.via == "tablet"
+    with pytest.raises(CommandError):
+        approval_decide(approval_id=approval.pk, decider=staff["sup2"], approve=False, via="device")
+
+
+def test_a_supervisor_cannot_approve_their_own_request(staff):
+    table = open_round_with_fees(staff)
+    approval = approval_request(actor=Actor.of(staff["sup"]), table_id=table.pk, kind="void", payload={"reason": "misdeal"})
+    with pytest.raises(CommandError) as refused:
+        approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="device")
+    assert refused.value.code == "not_authorized"
+    assert Round.objects.get(table=table, number=1).status == "in_progress"
+
+
+def test_a_correction_is_a_reversing_entry_referencing_the_original(staff):
+    table = staff["table"]
+    run_ok(table, *seated(6, [1, 2, 3], pd=1), *full_round([2, 3]))
+    original = Round.objects.get(table=table, number=1)
+    approval = approval_request(
+        actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="correction", payload={"round": 1, "reason": "misread hand"}
+    )
+    _, correction = approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="device")
+    assert isinstance(correction, RoundCorrection) and correction.round == original
+    assert correction.reversal["player_dealer"]["amount"] == -original.pd_net
+    assert sum(s["amount"] for s in correction.reversal["seats"]) == original.pd_net  # the reversal balances too
+    assert Round.objects.get(pk=original.pk).pd_net == original.pd_net  # the original is untouched
+
+
+def test_approvals_and_audit_rows_are_append_only(staff):
+    approval = approval_request(actor=Actor.of(staff["dealer"]), table_id=staff["table"].pk, kind="config",
+                                payload={"reason": "new limits", "config": {"paytable": "UTH-02"}})
+    for statement in (
+        lambda: Approval.objects.filter(pk=approval.pk).update(round_number=3),
+        lambda: AuditEntry.objects.filter(action="approval_requested").update(username="nobody"),
+    ):
+        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+            statement()
