@@ -204,13 +204,17 @@
       h("button", { class: "link", onclick: () => { message = null; renderMessage(); } }, "Dismiss"));
   }
 
+  // Hole cards dealt by the software stay face down until the showdown: the tablet and
+  // the live view may be seen from the table.
+  const showHoles = () => view().phase === "showdown";
+
   function renderBoard() {
     const rnd = game().round;
     const board = $("board");
     if (!rnd) { board.replaceChildren(h("span", { class: "muted" }, "No round in progress")); return; }
     const cards = [];
     for (let i = 0; i < 5; i++) cards.push(cardEl(rnd.community[i], rnd.community[i] ? "" : "empty"));
-    const pd = rnd.pd_hole ? rnd.pd_hole.map((c) => cardEl(c)) : [cardEl(null), cardEl(null)];
+    const pd = rnd.pd_hole && showHoles() ? rnd.pd_hole.map((c) => cardEl(c)) : [cardEl(null), cardEl(null)];
     board.replaceChildren(
       h("div", { class: "community" }, h("span", { class: "label" }, "Board"), ...cards),
       h("div", { class: "pd-hand" }, h("span", { class: "label" }, `Player-dealer (seat ${rnd.pd_seat})`), ...pd),
@@ -297,7 +301,7 @@
         h("span", { class: "player" }, seat.player || "empty"), ...badges),
       w ? h("div", { class: "wagers" }, wagerLine(w)) : null,
       w ? h("div", { class: "decision-state" }, decisionText(w, seat.owes)) : null,
-      w && w.hole ? h("div", { class: "hole" }, ...w.hole.map((c) => cardEl(c))) : null,
+      w && w.hole ? h("div", { class: "hole" }, ...w.hole.map((c) => cardEl(showHoles() ? c : null))) : null,
       h("div", { class: "actions" }, ...seatActions(seat)));
     });
     $("seats").replaceChildren(...seats);

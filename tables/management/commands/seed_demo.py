@@ -96,7 +96,7 @@ class Command(BaseCommand):
         tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
         logins = {name: demo_user(name, password, staff) for name, (password, staff) in DEMO_USERS.items()}
         publisher.drain()
-        self.stdout.write("Demo floor ready:")
+        self.stdout.write("Demo floor ready (`make run` serves it at http://127.0.0.1:8000):")
         for table in tables:
             self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")
         self.stdout.write("  floor dashboard: /floor/")
