@@ -91,3 +91,57 @@ def dealer_assigned_now(*, user_id: int, table_id: int) -> bool:
     return DealerAssignment.objects.filter(
         dealer_id=user_id, table_id=table_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
     ).exists()
+
+
+# --- view guards ------------------------------------------------------------------------
+# Pages send anonymous users to the login page and answer 403 to a role without access;
+# the JSON API answers 401 / 403; websockets close (tables/consumers.py).
+
+def page_for(*roles: str):
+    """A page for these roles only."""
+    from functools import wraps
+
+    from django.contrib.auth.views import redirect_to_login
+    from django.core.exceptions import PermissionDenied
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if role_of(request.user) not in roles:
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        guarded.allowed_roles = roles  # the permission matrix test reads it
+        return guarded
+
+    return decorate
+
+
+def api_for(*roles: str):
+    """A JSON endpoint for these roles only: 401 anonymous, 403 other roles."""
+    from functools import wraps
+
+    from django.http import JsonResponse
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "log in first"}}, status=401)
+            if role_of(request.user) not in roles:
+                return JsonResponse(
+                    {"ok": False, "error": {"code": "not_authorized", "message": "your role may not do this"}}, status=403
+                )
+            return view(request, *args, **kwargs)
+
+        guarded.allowed_roles = roles
+        return guarded
+
+    return decorate
+
+
+EVERY_ROLE = ROLES
+READERS = ("supervisor", "compliance", "admin")
+DRIVERS = ("dealer", "supervisor")

@@ -111,7 +111,7 @@ def _carry_out(approval: Approval, actor: Actor) -> CommandOutcome | RoundCorrec
             actor=actor,
         )
     if approval.kind == "config":
-        return table_configure(table_id=approval.table_id, config=approval.payload["config"], changed_by=actor.name)
+        return table_configure(table_id=approval.table_id, config=approval.payload["config"], changed_by=actor)
     rnd = Round.objects.get(table_id=approval.table_id, number=approval.round_number)
     settlement = rnd.settlement or {}
     reversal = {

@@ -55,7 +55,7 @@ def table_create(*, name: str, config: dict, created_by: str) -> Table:
     return table
 
 
-def table_configure(*, table_id: int, config: dict, changed_by: str) -> TableConfig:
+def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> TableConfig:
     """A new configuration version, effective now. Between rounds only: a round always
     plays under the one configuration it opened with."""
     with transaction.atomic():
@@ -64,9 +64,17 @@ def table_configure(*, table_id: int, config: dict, changed_by: str) -> TableCon
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
         engine_config = EngineConfig.from_config({**config, "seats": table.seats})
-        version = _config_version_create(table=table, engine_config=engine_config, created_by=changed_by)
+        actor = changed_by if isinstance(changed_by, Actor) else Actor.system(changed_by)
+        version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config"])
+        audit_record(
+            actor=actor,
+            action="configuration",
+            table_id=table.pk,
+            summary=f"{table.name} configuration version {version.version}",
+            detail={"config": engine_config.to_config()},
+        )
         return version
 
 

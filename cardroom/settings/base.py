@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "rounds",
     "collections_fees",
     "cardroom",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -40,6 +41,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "cardroom.urls"
@@ -105,6 +108,20 @@ WHITENOISE_USE_FINDERS = True
 
 # Live tables (issue 3): every page and socket needs a logged-in user.
 LOGIN_URL = "/accounts/login/"
+
+# --- Accounts: lockout after repeated failures, sessions that expire --------------------
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out username at once
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("CARDROOM_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = 0.25  # hours: a locked account unlocks after 15 minutes
+# A person at one address: a shared tablet is not locked for everyone by one forgetful user.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+SESSION_COOKIE_AGE = 12 * 60 * 60  # one long shift at most
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+SESSION_COOKIE_HTTPONLY = True
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Tablet presence (the floor's "tablet disconnected" alert) must be visible to every
