@@ -6,8 +6,10 @@ that cannot see a test's uncommitted transaction. Tests here therefore use plain
 `django_db` (each test's own writes roll back; the ledger stays) and never
 `transaction=True` (its flush would empty the ledger). At the end of the package the
 ledger is removed with TRUNCATE (the append-only triggers refuse DELETE; TRUNCATE is
-left to database privileges, as the test runner's flush does), so later tests start
-from an empty database.
+left to database privileges, as the test runner's flush does) of every table that was
+empty before it was built (whatever the command service wrote to, the audit trail
+included), so later tests start from the database they would have had; rows that
+migrations put in (content types, permissions, groups) are left alone.
 """
 
 import time
@@ -19,12 +21,21 @@ from django.db import connection
 from . import ledger as ledger_module
 from .asgi import AsgiClient
 
-LEDGER_TABLES = ("tables_table", "collections_fees_exportmanifest")
+def empty_tables() -> list[str]:
+    names = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    with connection.cursor() as cursor:
+        empty = []
+        for name in sorted(names):
+            cursor.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})")
+            if cursor.fetchone()[0]:
+                empty.append(name)
+    return empty
 
 
 @pytest.fixture(scope="package")
 def ledger(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
+        were_empty = empty_tables()
         started = time.perf_counter()
         built = ledger_module.build()
         built.build_seconds = time.perf_counter() - started
@@ -32,7 +43,7 @@ def ledger(django_db_setup, django_db_blocker):
             yield built
         finally:
             with connection.cursor() as cursor:
-                cursor.execute(f"TRUNCATE {', '.join(LEDGER_TABLES)} CASCADE")
+                cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
 
 
 @pytest.fixture

@@ -1,15 +1,11 @@
-"""URLs for the compliance tests: the site's own URLs (the base template links to
-them), with the compliance pages mounted where cardroom/urls.py is to mount them
-(`path("compliance/", include("collections_fees.urls"))`) and the login pages that
-login_required sends anonymous users to. The first match wins, so this works before
-and after cardroom/urls.py mounts them itself."""
+"""URLs for the compliance tests: the site's own (the base template links to them, and
+they hold the login pages login_required sends anonymous users to), with the compliance
+pages mounted at /compliance/ if cardroom/urls.py does not mount them itself."""
 
 from django.urls import include, path
 
 from cardroom.urls import urlpatterns as site
 
-urlpatterns = [
-    path("compliance/", include("collections_fees.urls")),
-    path("accounts/", include("django.contrib.auth.urls")),
-    *site,
-]
+mounted = any(getattr(pattern, "namespace", None) == "compliance" for pattern in site)
+
+urlpatterns = [*([] if mounted else [path("compliance/", include("collections_fees.urls"))]), *site]
