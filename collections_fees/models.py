@@ -1,5 +1,7 @@
 """Fee schedules (versioned, never edited) and the collection log (append-only)."""
 
+from datetime import UTC
+
 from django.db import models
 from django.db.models import Q
 
@@ -101,7 +103,7 @@ class CollectionEntry(models.Model):
             "schedule": self.schedule_id,
             "refund_of": self.refund_of_id,
             "reason": self.reason,
-            "created_at": self.created_at.isoformat(),
+            "created_at": self.created_at.astimezone(UTC).isoformat(),  # as stored: UTC
             "gaming_day": self.gaming_day.isoformat(),
             "shift": self.shift,
         }

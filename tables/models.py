@@ -4,6 +4,8 @@ No rule lives here: the rules engine (rounds/engine) decides, the command servic
 (tables/services.py) writes these rows.
 """
 
+from datetime import UTC
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -126,7 +128,7 @@ class TableEvent(models.Model):
             "result": self.result,
             "records": self.records,
             "actor": self.actor,
-            "created_at": self.created_at.isoformat(),
+            "created_at": self.created_at.astimezone(UTC).isoformat(),  # as stored: UTC
             "gaming_day": self.gaming_day.isoformat(),
         }
 

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import staff_views
+
+urlpatterns = [
+    path("staff/approvals/", staff_views.approval_queue, name="approval-queue"),
+    path("staff/assignments/", staff_views.assignments, name="assignments"),
+    path("staff/audit/", staff_views.audit_trail, name="audit-trail"),
+    path("api/tables/<int:table_id>/approvals", staff_views.approval_create, name="approval-create"),
+    path("api/approvals/<int:approval_id>/decide", staff_views.approval_decide_on_tablet, name="approval-decide-tablet"),
+]

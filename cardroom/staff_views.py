@@ -1,0 +1,133 @@
+"""Thin views for supervisors and compliance: the approval queue, dealer assignments and
+the audit trail. Changes go through tables.approvals / tables.services."""
+
+import json
+from datetime import date
+
+from django.contrib.auth import authenticate, get_user_model
+from django.core.paginator import Paginator
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from cardroom.access import DRIVERS, Actor, api_for, page_for, role_of
+from cardroom.audit import audit_record
+from cardroom.gaming_day import calendar
+from cardroom.models import AuditEntry
+from rounds.engine.errors import CommandError
+from tables.approvals import approval_decide, approval_request
+from tables.models import Approval, DealerAssignment, Table
+
+
+def _error(err: CommandError, status=400):
+    return JsonResponse({"ok": False, "error": {"code": err.code, "message": err.message}}, status=status)
+
+
+@api_for(*DRIVERS)
+@require_POST
+def approval_create(request, table_id: int):
+    """A dealer (or supervisor) asks for a void, a correction or a configuration change."""
+    try:
+        body = json.loads(request.body)
+        approval = approval_request(
+            actor=Actor.from_request(request), table_id=table_id, kind=body.get("kind"), payload=body.get("payload") or {}
+        )
+    except ValueError:
+        return _error(CommandError("invalid_command", "the body is not JSON"))
+    except CommandError as err:
+        return _error(err)
+    return JsonResponse({"ok": True, "approval": approval.pk})
+
+
+@api_for(*DRIVERS)
+@require_POST
+def approval_decide_on_tablet(request, approval_id: int):
+    """A supervisor approves at the table with their own credentials (not the tablet's
+    session): both identities are stored."""
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return _error(CommandError("invalid_command", "the body is not JSON"))
+    supervisor = authenticate(request, username=body.get("username", ""), password=body.get("password", ""))
+    if supervisor is None:
+        return _error(CommandError("not_authorized", "those credentials are not a supervisor's"), status=403)
+    return _decide(request, approval_id, supervisor, bool(body.get("approve")), via="tablet")
+
+
+@page_for("supervisor")
+def approval_queue(request):
+    if request.method == "POST":
+        _decide(request, int(request.POST["approval"]), request.user, request.POST.get("approve") == "1", via="device")
+        return redirect("approval-queue")
+    pending = Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
+    decided = Approval.objects.filter(decision__isnull=False).select_related(
+        "table", "requested_by", "decision__decided_by"
+    ).order_by("-decision__decided_at")[:50]
+    return render(request, "staff/approvals.html", {"pending": pending, "decided": decided})
+
+
+def _decide(request, approval_id, decider, approve, *, via):
+    try:
+        decision, outcome = approval_decide(
+            approval_id=approval_id,
+            decider=decider,
+            approve=approve,
+            via=via,
+            session=request.session.session_key or "",
+            address=request.META.get("REMOTE_ADDR", ""),
+        )
+    except CommandError as err:
+        return _error(err, status=403 if err.code == "not_authorized" else 400)
+    except Approval.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such approval"), status=404)
+    result = getattr(outcome, "result", None)
+    return JsonResponse({"ok": True, "approved": decision.approved, "result": result})
+
+
+@page_for("supervisor")
+def assignments(request):
+    cal, now = calendar(), timezone.now()
+    day, shift = cal.gaming_day(now), cal.shift(now)
+    if request.method == "POST":
+        dealer = get_object_or_404(get_user_model(), pk=request.POST["dealer"], groups__name="dealer")
+        table = get_object_or_404(Table, pk=request.POST["table"])
+        day = date.fromisoformat(request.POST.get("gaming_day") or day.isoformat())
+        shift = request.POST.get("shift") or shift
+        DealerAssignment.objects.get_or_create(
+            dealer=dealer, table=table, gaming_day=day, shift=shift, ended_at=None,
+            defaults={"assigned_by": request.user, "assigned_at": now},
+        )
+        audit_record(
+            actor=Actor.from_request(request), action="assignment", table_id=table.pk,
+            summary=f"{dealer.get_username()} assigned to {table.name} for {day} {shift}",
+        )
+        return redirect("assignments")
+    current = DealerAssignment.objects.filter(gaming_day=day, ended_at__isnull=True).select_related("dealer", "table")
+    dealers = get_user_model().objects.filter(groups__name="dealer").order_by("username")
+    return render(
+        request,
+        "staff/assignments.html",
+        {"current": current, "dealers": dealers, "tables": Table.objects.order_by("name"), "day": day, "shift": shift,
+         "shifts": [name for name, _ in cal.shifts]},
+    )
+
+
+@page_for("supervisor", "compliance")
+def audit_trail(request):
+    entries = AuditEntry.objects.all()
+    q = request.GET
+    if q.get("user"):
+        entries = entries.filter(username__icontains=q["user"])
+    if q.get("action"):
+        entries = entries.filter(action=q["action"])
+    if q.get("table"):
+        entries = entries.filter(table_id=q["table"]) if q["table"].isdigit() else entries.none()
+    page = Paginator(entries, 100).get_page(q.get("page"))
+    return render(
+        request, "staff/audit.html", {"page": page, "actions": [a for a, _ in AuditEntry.ACTIONS], "q": q}
+    )
+
+
+
+
