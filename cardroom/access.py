@@ -7,7 +7,13 @@ nothing; `admin` uses the Django admin. Management commands (replay, the simulat
 seeding) act as `system`.
 """
 
+import inspect
 from dataclasses import dataclass
+from functools import wraps
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpResponseForbidden, JsonResponse
 
 ROLES = ("dealer", "supervisor", "compliance", "admin")
 SYSTEM = "system"
@@ -95,46 +101,37 @@ def dealer_assigned_now(*, user_id: int, table_id: int) -> bool:
 
 # --- view guards ------------------------------------------------------------------------
 # Pages send anonymous users to the login page and answer 403 to a role without access;
-# the JSON API answers 401 / 403; websockets close (tables/consumers.py).
+# the JSON API answers 401 / 403; websockets close (tables/consumers.py). Both guards
+# work for sync and async views, and mark the view with the roles it lets in, which the
+# permission matrix test reads.
 
-def page_for(*roles: str):
-    """A page for these roles only."""
-    from functools import wraps
+EVERY_ROLE = ROLES
+READERS = ("supervisor", "compliance", "admin")
+DRIVERS = ("dealer", "supervisor")
 
-    from django.contrib.auth.views import redirect_to_login
-    from django.core.exceptions import PermissionDenied
 
+def _guard(roles: tuple[str, ...], refuse_anonymous, refuse_role):
     def decorate(view):
-        @wraps(view)
-        def guarded(request, *args, **kwargs):
-            if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path())
-            if role_of(request.user) not in roles:
-                raise PermissionDenied
-            return view(request, *args, **kwargs)
+        if inspect.iscoroutinefunction(view):
 
-        guarded.allowed_roles = roles  # the permission matrix test reads it
-        return guarded
+            @wraps(view)
+            async def guarded(request, *args, **kwargs):
+                user = await request.auser()
+                if not user.is_authenticated:
+                    return refuse_anonymous(request)
+                if await sync_to_async(role_of)(user) not in roles:
+                    return refuse_role(request)
+                return await view(request, *args, **kwargs)
 
-    return decorate
+        else:
 
-
-def api_for(*roles: str):
-    """A JSON endpoint for these roles only: 401 anonymous, 403 other roles."""
-    from functools import wraps
-
-    from django.http import JsonResponse
-
-    def decorate(view):
-        @wraps(view)
-        def guarded(request, *args, **kwargs):
-            if not request.user.is_authenticated:
-                return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "log in first"}}, status=401)
-            if role_of(request.user) not in roles:
-                return JsonResponse(
-                    {"ok": False, "error": {"code": "not_authorized", "message": "your role may not do this"}}, status=403
-                )
-            return view(request, *args, **kwargs)
+            @wraps(view)
+            def guarded(request, *args, **kwargs):
+                if not request.user.is_authenticated:
+                    return refuse_anonymous(request)
+                if role_of(request.user) not in roles:
+                    return refuse_role(request)
+                return view(request, *args, **kwargs)
 
         guarded.allowed_roles = roles
         return guarded
@@ -142,6 +139,31 @@ def api_for(*roles: str):
     return decorate
 
 
-EVERY_ROLE = ROLES
-READERS = ("supervisor", "compliance", "admin")
-DRIVERS = ("dealer", "supervisor")
+def _to_login(request):
+    return redirect_to_login(request.get_full_path())
+
+
+def _forbidden(request):
+    return HttpResponseForbidden("Your role does not give access to this page.")
+
+
+def _json_refusal(status: int, message: str):
+    return lambda request: JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": message}}, status=status)
+
+
+def page_for(*roles: str):
+    """A page for these roles only."""
+    return _guard(roles, _to_login, _forbidden)
+
+
+def api_for(*roles: str):
+    """A JSON endpoint for these roles only: 401 anonymous, 403 other roles."""
+    return _guard(roles, _json_refusal(401, "log in first"), _json_refusal(403, "your role may not do this"))
+
+
+def can_view_table(user, table_id: int) -> bool:
+    """Supervisors, compliance and admins see every table; a dealer the ones assigned."""
+    role = role_of(user)
+    if role in READERS:
+        return True
+    return role == "dealer" and dealer_assigned_now(user_id=user.pk, table_id=table_id)

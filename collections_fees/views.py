@@ -2,7 +2,7 @@
 and their manifests. Thin: forms read the request, selectors read the database,
 services write, collections_fees/exports.py streams.
 
-Every page needs a logged-in user (roles come later).
+Pages are for supervisors, compliance and admins (cardroom.access.READERS); a drop count is entered by a supervisor.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from functools import wraps
 
 from asgiref.sync import iscoroutinefunction
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
@@ -23,6 +22,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
 from tables.models import Table
 
@@ -87,13 +87,13 @@ def csv_export_response(export: CsvExport) -> StreamingHttpResponse:
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 def index(request):
     return redirect("compliance:collections")
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 def collection_log(request):
     form = CollectionFilterForm(default_month(request.GET))
@@ -117,7 +117,7 @@ def collection_log(request):
 
 
 @require_POST
-@login_required
+@page_for("supervisor")  # a count is entered by the floor; compliance reads, changes nothing
 def drop_count_create(request):
     form = DropCountForm(request.POST)
     back = request.POST.get("next", "")
@@ -142,7 +142,7 @@ def drop_count_create(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 def drop_count_history(request, table_id: int, gaming_day: str):
     try:
         day = date.fromisoformat(gaming_day)
@@ -153,7 +153,7 @@ def drop_count_history(request, table_id: int, gaming_day: str):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 async def collection_export_csv(request):
     form = CollectionFilterForm(request.GET)
@@ -171,7 +171,7 @@ async def collection_export_csv(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 def daily_summary(request):
     form = CollectionFilterForm(request.GET)
@@ -191,13 +191,13 @@ def daily_summary(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 def export_list(request):
     return render(request, "compliance/exports.html", {"manifests": selectors.export_manifests()})
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 def export_manifest(request, export_id):
     try:
         manifest = selectors.export_manifest_get(export_id=export_id)

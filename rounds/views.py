@@ -1,16 +1,16 @@
 """Compliance pages for rounds: the round history (list, detail, CSV) and the rotation log
 (page, CSV). Thin: forms read the request, rounds/selectors.py reads the database,
-collections_fees/exports.py streams. Every page needs a logged-in user.
+collections_fees/exports.py streams. Pages are for supervisors, compliance and admins.
 """
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
 from collections_fees.exports import CsvExport
 from collections_fees.forms import RotationFilterForm, RoundFilterForm, filter_query_string
@@ -23,7 +23,7 @@ from .models import Round
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 def round_history(request):
     form = RoundFilterForm(default_month(request.GET))
@@ -43,7 +43,7 @@ def round_history(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 def round_detail(request, round_id: int):
     try:
         rnd = selectors.round_detail(round_id=round_id)
@@ -62,7 +62,7 @@ def round_detail(request, round_id: int):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 async def round_export_csv(request):
     form = RoundFilterForm(request.GET)
@@ -80,7 +80,7 @@ async def round_export_csv(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 def rotation_log(request):
     form = RotationFilterForm(default_month(request.GET))
@@ -99,7 +99,7 @@ def rotation_log(request):
 
 
 @require_GET
-@login_required
+@page_for(*READERS)
 @postgresql_only
 async def rotation_export_csv(request):
     form = RotationFilterForm(request.GET)

@@ -46,15 +46,32 @@ def ledger(django_db_setup, django_db_blocker):
                 cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
 
 
+def _with_role(username, role):
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user(username, password="not-used-here")
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
 @pytest.fixture
 def officer(db):
-    return get_user_model().objects.create_user("officer-olga", password="not-used-here")
+    return _with_role("officer-olga", "compliance")
 
 
 @pytest.fixture
 def officer_client(client, officer):
     client.force_login(officer)
     return client
+
+
+@pytest.fixture
+def supervisor_client(db):
+    from django.test import Client
+
+    supervisor = Client()
+    supervisor.force_login(_with_role("floor-fran", "supervisor"))
+    return supervisor
 
 
 @pytest.fixture

@@ -68,21 +68,25 @@ def test_the_log_is_paginated(ledger, officer_client):
     assert [r["seq"] for r in second][0] == [r["seq"] for r in first][-1] + 1
 
 
-def test_a_drop_count_gives_the_variance_and_a_recount_is_a_new_row(ledger, officer_client):
+def test_a_drop_count_gives_the_variance_and_a_recount_is_a_new_row(ledger, supervisor_client, officer_client):
     a = ledger.table_a
     expected = next(t["expected"] for t in daily_totals(Filters(day_from=DAY1, day_to=DAY1, table=a.pk)))
     assert type(expected) is int  # cents, never a Decimal or a float
     page = f"/compliance/collections/?from={DAY1}&to={DAY1}&table={a.pk}"
-    response = officer_client.post(
+    refused = officer_client.post(
+        "/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": "3.50", "next": page}
+    )
+    assert refused.status_code == 403 and not DropCount.objects.exists()  # compliance changes nothing
+    response = supervisor_client.post(
         "/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": "3.50", "next": page}
     )
     assert response.status_code == 302 and response["Location"] == page
     count = DropCount.objects.get()
-    assert (count.amount, count.counted_by, count.table_id, count.gaming_day) == (350, "officer-olga", a.pk, DAY1)
+    assert (count.amount, count.counted_by, count.table_id, count.gaming_day) == (350, "floor-fran", a.pk, DAY1)
     total = officer_client.get(page).context["totals"][0]
     assert (total["counted"], total["variance"]) == (350, 350 - expected)
 
-    officer_client.post("/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": f"{expected / 100:.2f}"})
+    supervisor_client.post("/compliance/collections/drop-counts/", {"table": a.pk, "gaming_day": DAY1, "amount": f"{expected / 100:.2f}"})
     total = officer_client.get(page).context["totals"][0]
     assert (total["counted"], total["variance"], total["count_entries"]) == (expected, 0, 2)
     assert DropCount.objects.count() == 2  # the first count is still on record
@@ -94,13 +98,13 @@ def test_a_drop_count_gives_the_variance_and_a_recount_is_a_new_row(ledger, offi
 
 
 @pytest.mark.parametrize("amount", ["abc", "-1.00", "1.234"])
-def test_a_bad_drop_count_is_not_recorded(ledger, officer_client, amount):
-    officer_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_a.pk, "gaming_day": DAY1, "amount": amount})
+def test_a_bad_drop_count_is_not_recorded(ledger, supervisor_client, amount):
+    supervisor_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_a.pk, "gaming_day": DAY1, "amount": amount})
     assert not DropCount.objects.exists()
 
 
-def test_a_count_for_a_day_without_collections_is_listed_with_expected_zero(ledger, officer_client):
-    officer_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_b.pk, "gaming_day": DAY2, "amount": "1.00"})
+def test_a_count_for_a_day_without_collections_is_listed_with_expected_zero(ledger, supervisor_client):
+    supervisor_client.post("/compliance/collections/drop-counts/", {"table": ledger.table_b.pk, "gaming_day": DAY2, "amount": "1.00"})
     totals = daily_totals(Filters(day_from=DAY2, day_to=DAY2, table=ledger.table_b.pk))
     assert [(t["expected"], t["counted"], t["variance"]) for t in totals] == [(0, 100, 100)]
 
@@ -140,8 +144,8 @@ def test_on_the_sqlite_demo_database_the_reports_say_they_need_postgresql(office
     )
 
 
-def test_after_a_drop_count_the_page_never_redirects_off_site(ledger, officer_client):
-    response = officer_client.post(
+def test_after_a_drop_count_the_page_never_redirects_off_site(ledger, supervisor_client):
+    response = supervisor_client.post(
         "/compliance/collections/drop-counts/",
         {"table": ledger.table_a.pk, "gaming_day": DAY1, "amount": "1.00", "next": "//evil.example/"},
     )
