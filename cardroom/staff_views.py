@@ -36,7 +36,9 @@ def approval_create(request, table_id: int):
     except ValueError:
         return _error(CommandError("invalid_command", "the body is not JSON"))
     except CommandError as err:
-        return _error(err)
+        return _error(err, status=403 if err.code == "not_authorized" else 400)
+    except Table.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such table"), status=404)
     return JsonResponse({"ok": True, "approval": approval.pk})
 
 

@@ -1,9 +1,18 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 urlpatterns = [
     path("", include("tables.urls")),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Only what staff use: no self-service password reset by e-mail in a cardroom.
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     path("compliance/", include("collections_fees.urls")),
     path("", include("cardroom.staff_urls")),
     path("admin/", admin.site.urls),

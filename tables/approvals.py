@@ -10,7 +10,7 @@ configuration version (configuration).
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom.access import Actor, role_of
+from cardroom.access import Actor, can_drive, role_of
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
 from rounds.models import Round
@@ -26,6 +26,8 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
     its `round`, a configuration change its `config`."""
     if kind not in dict(Approval.KINDS):
         raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
+    if not can_drive(actor, table_id):
+        raise CommandError("not_authorized", f"{actor.name} does not work this table")
     reason = payload.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
         raise CommandError("invalid_command", "an approval request needs a reason (up to 500 characters)")

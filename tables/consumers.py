@@ -21,6 +21,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 
+from cardroom.access import READERS, Actor, can_view_table, role_of
+
 from . import events, presence
 from .models import Table
 from .selectors import floor_rows, table_snapshot
@@ -28,6 +30,7 @@ from .services import command_execute
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
+NOT_ALLOWED = 4403
 NO_SUCH_TABLE = 4404
 # The floor's full refresh: mends a row lost on the way and ages the "idle" alerts. With
 # the in-memory layer (the embedded default) a command run by another process, such as
@@ -47,8 +50,14 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if not self.scope["user"].is_authenticated:
             await self.close(code=NOT_LOGGED_IN)
             return
+        if not await database_sync_to_async(self.allowed)(self.scope["user"]):
+            await self.close(code=NOT_ALLOWED)
+            return
         events.bind_consumer_loop(asyncio.get_running_loop())
         await self.joined()
+
+    def allowed(self, user) -> bool:
+        raise NotImplementedError
 
     async def joined(self):
         raise NotImplementedError
@@ -68,6 +77,9 @@ class TableConsumer(_LoggedInConsumer):
 
     table_id: int | None = None
     is_tablet = False
+
+    def allowed(self, user) -> bool:
+        return can_view_table(user, self.scope["url_route"]["kwargs"]["table_id"])
 
     async def joined(self):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
@@ -106,10 +118,8 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json({"type": "error", "message": "expected a message of type command, sync or heartbeat"})
 
     async def _command(self, command):
-        user = self.scope["user"]
-        outcome = await database_sync_to_async(command_execute)(
-            table_id=self.table_id, command=command, actor=user.get_username()
-        )
+        actor = await database_sync_to_async(Actor.from_scope)(self.scope)
+        outcome = await database_sync_to_async(command_execute)(table_id=self.table_id, command=command, actor=actor)
         await self.send_json(
             {
                 "type": "result",
@@ -141,6 +151,9 @@ class FloorConsumer(_LoggedInConsumer):
     coalescing window (tables.events.Publisher)."""
 
     refresher: asyncio.Task | None = None
+
+    def allowed(self, user) -> bool:
+        return role_of(user) in READERS
 
     async def joined(self):
         await self.channel_layer.group_add(events.FLOOR_GROUP, self.channel_name)

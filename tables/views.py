@@ -2,12 +2,13 @@
 tables.services.command_execute; every read through tables.selectors."""
 
 import json
-from functools import wraps
 
-from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
+
+from cardroom.access import DRIVERS, EVERY_ROLE, READERS, Actor, api_for, can_drive, can_view_table, page_for
 
 from . import presence
 from .models import Table
@@ -16,35 +17,27 @@ from .services import command_execute
 from .ui_text import ERROR_TEXT
 
 
-def api_login_required(view):
-    """Like login_required, but an API answers 401 instead of redirecting to a page."""
-
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "log in first"}}, status=401)
-        return view(request, *args, **kwargs)
-
-    return wrapped
-
-
-@login_required
+@page_for(*EVERY_ROLE)
 def home(request):
     return render(request, "tables/home.html", {"tables": Table.objects.order_by("name", "pk")})
 
 
-@login_required
+@page_for(*READERS)
 def floor(request):
     return render(request, "tables/floor.html", {"rows": floor_rows()})
 
 
-@login_required
+@page_for(*EVERY_ROLE)
 def table_live(request, table_id: int):
+    if not can_view_table(request.user, table_id):
+        raise PermissionDenied("a dealer sees the tables assigned to them")
     return _table_page(request, table_id, "tables/live.html")
 
 
-@login_required
+@page_for(*DRIVERS)
 def tablet(request, table_id: int):
+    if not can_drive(Actor.from_request(request), table_id):
+        raise PermissionDenied("a dealer drives the tables assigned to them for this shift")
     return _table_page(request, table_id, "tables/tablet.html")
 
 
@@ -66,7 +59,7 @@ def _table_page(request, table_id: int, template: str):
     )
 
 
-@api_login_required
+@api_for(*DRIVERS)
 @require_POST
 def table_command(request, table_id: int):
     """One command (commands.md, with optional `id` and `version`) as the JSON body."""
@@ -77,23 +70,28 @@ def table_command(request, table_id: int):
             {"result": {"ok": False, "error": {"code": "invalid_command", "message": "the body is not JSON"}}}, status=400
         )
     try:
-        outcome = command_execute(table_id=table_id, command=command, actor=request.user.get_username())
+        outcome = command_execute(table_id=table_id, command=command, actor=Actor.from_request(request))
     except Table.DoesNotExist:
         return JsonResponse({"ok": False, "error": {"code": "invalid_command", "message": "no such table"}}, status=404)
+    refused = not outcome.ok and outcome.result["error"]["code"] == "not_authorized"
     return JsonResponse(
         {
             "id": command.get("id") if isinstance(command, dict) else None,
             "result": outcome.result,
             "version": outcome.version,
             "replayed": outcome.replayed,
-        }
+        },
+        status=403 if refused else 200,
     )
 
 
-@api_login_required
+@api_for(*EVERY_ROLE)
 @require_GET
 def table_state(request, table_id: int):
-    return JsonResponse(table_snapshot(get_object_or_404(Table, pk=table_id)))
+    table = get_object_or_404(Table, pk=table_id)
+    if not can_view_table(request.user, table_id):
+        return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "not your table"}}, status=403)
+    return JsonResponse(table_snapshot(table))
 
 
 def healthz(request):

@@ -50,7 +50,7 @@ def _with_role(username, role):
     from django.contrib.auth.models import Group
 
     user = get_user_model().objects.create_user(username, password="not-used-here")
-    user.groups.add(Group.objects.get(name=role))
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
 
 

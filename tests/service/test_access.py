@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def person(name, role):
     user = User.objects.create_user(name, password="pw-" + name)
-    user.groups.add(Group.objects.get(name=role))
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
 
 

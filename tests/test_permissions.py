@@ -1,0 +1,247 @@
+"""The permission matrix: every URL pattern and websocket route, for every kind of person.
+
+Personas: anonymous, the dealer assigned to the table, a dealer of another table, a
+supervisor, compliance, an admin. A route added without an entry here fails
+`test_every_route_is_in_the_matrix`.
+
+Outcomes: "ok" (served: any status but a login redirect, 401 or 403), "login" (redirect
+to the login page), "401", "403", "admin-login" (the Django admin's own login page).
+"""
+
+import uuid
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+
+from cardroom.asgi import application
+from cardroom.gaming_day import calendar
+from tables.models import DealerAssignment
+from tables.routing import websocket_urlpatterns
+from tables.services import command_execute, table_create
+
+PERSONAS = ("anonymous", "dealer_here", "dealer_other", "supervisor", "compliance", "admin")
+
+OK, LOGIN, UNAUTH, FORBIDDEN, ADMIN_LOGIN = "ok", "login", "401", "403", "admin-login"
+
+
+def row(anonymous, dealer_here, dealer_other, supervisor, compliance, admin):
+    return dict(zip(PERSONAS, (anonymous, dealer_here, dealer_other, supervisor, compliance, admin)))
+
+
+EVERYONE = row(OK, OK, OK, OK, OK, OK)
+LOGGED_IN_ANY_ROLE = row(LOGIN, OK, OK, OK, OK, OK)
+READERS = row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, OK)
+SUPERVISOR_ONLY = row(LOGIN, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)
+ADMIN_SITE = row(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, OK)
+
+# route (as Django prints it) -> (method, expected per persona)
+MATRIX = {
+    "": ("get", LOGGED_IN_ANY_ROLE),
+    "floor/": ("get", READERS),
+    "tables/<int:table_id>/": ("get", row(LOGIN, OK, FORBIDDEN, OK, OK, OK)),
+    "tables/<int:table_id>/tablet/": ("get", row(LOGIN, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/commands": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/state": ("get", row(UNAUTH, OK, FORBIDDEN, OK, OK, OK)),
+    "healthz": ("get", EVERYONE),
+    "accounts/login/": ("get", EVERYONE),
+    "accounts/logout/": ("post", row(LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, LOGIN)),  # logged out, back to login
+    "accounts/password_change/": ("get", LOGGED_IN_ANY_ROLE),
+    "accounts/password_change/done/": ("get", LOGGED_IN_ANY_ROLE),
+    "staff/approvals/": ("get", SUPERVISOR_ONLY),
+    "staff/assignments/": ("get", SUPERVISOR_ONLY),
+    "staff/audit/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, FORBIDDEN)),
+    "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/approvals/<int:approval_id>/decide": ("post", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
+    "compliance/": ("get", READERS),
+    "compliance/collections/": ("get", READERS),
+    "compliance/collections/export.csv": ("get", READERS),
+    "compliance/collections/summary.xlsx": ("get", READERS),
+    "compliance/collections/drop-counts/": ("post", SUPERVISOR_ONLY),
+    "compliance/collections/drop-counts/<int:table_id>/<str:gaming_day>/": ("get", READERS),
+    "compliance/exports/": ("get", READERS),
+    "compliance/exports/<uuid:export_id>/manifest.json": ("get", READERS),
+    "compliance/rounds/": ("get", READERS),
+    "compliance/rounds/export.csv": ("get", READERS),
+    "compliance/rounds/<int:round_id>/": ("get", READERS),
+    "compliance/rotation/": ("get", READERS),
+    "compliance/rotation/export.csv": ("get", READERS),
+}
+# The Django admin's many routes: all behind its own staff login; only admins get in.
+ADMIN_PREFIX = "admin/"
+WEBSOCKETS = {
+    "ws/tables/<int:table_id>/": row("closed", "open", "closed", "open", "open", "open"),
+    "ws/floor/": row("closed", "closed", "closed", "open", "open", "open"),
+}
+
+
+def all_routes(resolver=None, prefix=""):
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            yield from all_routes(entry, prefix + str(entry.pattern))
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern)
+
+
+def test_every_route_is_in_the_matrix():
+    routes = set(all_routes())
+    missing = {r for r in routes if r not in MATRIX and not r.startswith(ADMIN_PREFIX)}
+    assert not missing, f"routes without a permission matrix entry: {sorted(missing)}"
+    assert set(MATRIX) <= routes, f"matrix entries for routes that no longer exist: {sorted(set(MATRIX) - routes)}"
+    assert {str(p.pattern) for p in websocket_urlpatterns} == set(WEBSOCKETS)
+
+
+@pytest.fixture
+def world(db):
+    def person(name, role=None, **extra):
+        user = User.objects.create_user(name, password="pw", **extra)
+        if role:
+            user.groups.add(Group.objects.get_or_create(name=role)[0])
+        return user
+
+    supervisor = person("sup", "supervisor")
+    people = {
+        "dealer_here": person("dan", "dealer"),
+        "dealer_other": person("dora", "dealer"),
+        "supervisor": supervisor,
+        "compliance": person("cora", "compliance"),
+        "admin": person("ada", is_staff=True, is_superuser=True),
+    }
+    here = table_create(name="Here", config={"seats": 6}, created_by="test")
+    there = table_create(name="There", config={"seats": 6}, created_by="test")
+    now, cal = timezone.now(), calendar()
+    for dealer, table in ((people["dealer_here"], here), (people["dealer_other"], there)):
+        DealerAssignment.objects.create(
+            dealer=dealer, table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
+            assigned_by=supervisor, assigned_at=now,
+        )
+    for command in ({"type": "sit", "seat": 1, "player": "P-1"}, {"type": "sit", "seat": 2, "player": "P-2"},
+                    {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+                    {"type": "open_round", "bank": 1000}):
+        assert command_execute(table_id=here.pk, command=command, actor="test").ok
+    return {"people": people, "table": here}
+
+
+def _url(route: str, world) -> str:
+    table = world["table"].pk
+    return "/" + (
+        route.replace("<int:table_id>", str(table))
+        .replace("<int:approval_id>", "999999")
+        .replace("<int:round_id>", "999999")
+        .replace("<str:gaming_day>", "2026-01-05")
+        .replace("<uuid:export_id>", str(uuid.uuid4()))
+    )
+
+
+BODIES = {
+    "api/tables/<int:table_id>/commands": {"type": "wager", "seat": 2, "ante": 500},
+    "api/tables/<int:table_id>/approvals": {"kind": "void", "payload": {"reason": "misdeal"}},
+    "api/approvals/<int:approval_id>/decide": {"username": "nobody", "password": "x", "approve": True},
+}
+
+
+def outcome_of(response) -> str:
+    location = response.get("Location", "")
+    if response.status_code == 302 and location.startswith("/admin/login/"):
+        return ADMIN_LOGIN
+    if response.status_code == 302 and location.startswith("/accounts/login/"):
+        return LOGIN
+    if response.status_code in (401, 403):
+        # The tablet approval endpoint answers 403 to wrong credentials: that is its job,
+        # not a refusal of the caller's role, so it is told apart by its message.
+        return str(response.status_code)
+    return OK
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", sorted(MATRIX))
+def test_each_route_serves_exactly_the_roles_it_should(world, route):
+    import json
+
+    method, expected = MATRIX[route]
+    seen = {}
+    for persona in PERSONAS:
+        client = Client()
+        if persona != "anonymous":
+            client.force_login(world["people"][persona])
+        url = _url(route, world)
+        if method == "post":
+            body = BODIES.get(route)
+            response = (
+                client.post(url, json.dumps(body), content_type="application/json")
+                if body is not None
+                else client.post(url, {})
+            )
+        else:
+            response = client.get(url)
+        seen[persona] = outcome_of(response)
+        if route == "api/approvals/<int:approval_id>/decide" and seen[persona] == FORBIDDEN:
+            if b"credentials are not a supervisor" in response.content:
+                seen[persona] = OK  # the caller was let in; the credentials were refused
+    assert seen == expected
+
+
+@pytest.mark.django_db
+def test_the_admin_site_is_for_admins_only(world):
+    for persona in PERSONAS:
+        client = Client()
+        if persona != "anonymous":
+            client.force_login(world["people"][persona])
+        assert outcome_of(client.get("/admin/")) == ADMIN_SITE[persona], persona
+        assert outcome_of(client.get("/admin/tables/table/")) == ADMIN_SITE[persona], persona
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("route", sorted(WEBSOCKETS))
+def test_each_websocket_opens_for_exactly_the_roles_it_should(world, route):
+    from asgiref.sync import async_to_sync
+
+    seen = {}
+    for persona in PERSONAS:
+        headers = [(b"origin", b"http://127.0.0.1")]
+        if persona != "anonymous":
+            client = Client()
+            client.force_login(world["people"][persona])
+            headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
+
+        async def attempt():
+            communicator = WebsocketCommunicator(application, _url(route, world), headers=headers)
+            connected, _ = await communicator.connect(timeout=5)
+            await communicator.disconnect()
+            return "open" if connected else "closed"
+
+        seen[persona] = async_to_sync(attempt)()
+    assert seen == WEBSOCKETS[route]
+
+
+@pytest.mark.django_db
+def test_a_dealer_cannot_command_another_table_over_http(world):
+    client = Client()
+    client.force_login(world["people"]["dealer_other"])
+    response = client.post(
+        f"/api/tables/{world['table'].pk}/commands",
+        '{"type": "wager", "seat": 2, "ante": 500}',
+        content_type="application/json",
+    )
+    assert response.status_code == 403 and response.json()["result"]["error"]["code"] == "not_authorized"
+    world["table"].refresh_from_db()
+    assert world["table"].state["round"]["seats"] == {}
+
+
+@pytest.mark.django_db
+def test_login_locks_out_after_repeated_failures(world, settings):
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/accounts/login/", {"username": "dan", "password": "wrong"})
+    locked = client.post("/accounts/login/", {"username": "dan", "password": "pw"})
+    assert locked.status_code in (403, 429)
+    assert "_auth_user_id" not in client.session
+    from cardroom.models import AuditEntry
+
+    assert AuditEntry.objects.filter(action="login_failed", username="dan").count() >= settings.AXES_FAILURE_LIMIT
+    fresh = Client().post("/accounts/login/", {"username": "cora", "password": "pw"})
+    assert fresh.status_code == 302  # others are not locked out
