@@ -47,7 +47,7 @@ def apply_event(snapshot: dict, event: dict) -> dict | None:
     return None
 
 
-async def receive_until(communicator, predicate, timeout=5):
+async def receive_until(communicator, predicate, timeout=10):
     """Messages up to and including the first that satisfies `predicate`."""
     seen = []
     while True:
