@@ -70,7 +70,8 @@
       body: JSON.stringify(head.command),
       credentials: "same-origin",
     }).then((response) => {
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      // 403 is an answer (not_authorized, in the body); anything else is tried again.
+      if (!response.ok && response.status !== 403) throw new Error(`HTTP ${response.status}`);
       return response.json();
     }).then((reply) => {
       if (inFlight === head.id) answered(reply);
@@ -515,6 +516,37 @@
   }
 
   // --- void ------------------------------------------------------------------------------
+  // A void needs a second person: the dealer asks, a supervisor approves here with their
+  // own credentials (never the tablet's session), and the server voids the round at once.
+  // Both names are stored with it. Not queued: it needs the server there and then.
+  function postJson(url, body) {
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    }).then((response) => response.json());
+  }
+  function requestVoid(reason, username, password) {
+    postJson(`/api/tables/${page.table}/approvals`, { kind: "void", payload: { reason } })
+      .then((asked) => {
+        if (!asked.ok) return asked;
+        return postJson(`/api/approvals/${asked.approval}/decide`, { username, password, approve: true })
+          .then((decided) => (decided.ok ? decided.result : decided));
+      })
+      .then((result) => {
+        const code = result && !result.ok && result.error ? result.error.code : null;
+        message = code
+          ? { kind: "error", title: page.errors[code] || code, detail: result.error.message, code }
+          : { kind: "info", title: "Round voided", detail: "Every wager returned and every fee refunded." };
+        render();
+      })
+      .catch(() => {
+        message = { kind: "error", title: "No connection", detail: "A void needs the server: try again when connected." };
+        render();
+      });
+  }
+
   function openVoid() {
     const dialog = $("void-dialog");
     dialog.querySelector("form").reset();
@@ -525,7 +557,7 @@
       const dialog = $("void-dialog");
       if (e.submitter && e.submitter.value === "void") {
         const data = new FormData(e.target);
-        tap({ type: "void_round", approved_by: data.get("approved_by").trim(), reason: data.get("reason").trim() });
+        requestVoid(data.get("reason").trim(), data.get("username").trim(), data.get("password"));
       }
       dialog.close();
     });

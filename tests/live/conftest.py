@@ -3,6 +3,7 @@
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group
 from django.test import Client
 
 from cardroom.asgi import application
@@ -13,7 +14,12 @@ ORIGIN = (b"origin", b"http://127.0.0.1")
 
 @pytest.fixture
 def dealer(django_user_model):
-    return django_user_model.objects.create_user(username="dealer", password="pw")
+    """The person at the tablet. A floor supervisor, who drives every table and sees the
+    floor, so these tests need no shift assignment; who may do what is proven route by
+    route in tests/test_permissions.py."""
+    user = django_user_model.objects.create_user(username="dealer", password="pw")
+    user.groups.add(Group.objects.get_or_create(name="supervisor")[0])
+    return user
 
 
 @pytest.fixture
