@@ -167,3 +167,9 @@ def can_view_table(user, table_id: int) -> bool:
     if role in READERS:
         return True
     return role == "dealer" and dealer_assigned_now(user_id=user.pk, table_id=table_id)
+
+
+def role_context(request) -> dict:
+    """`role` in every template, so the navigation shows each person only their pages."""
+    user = getattr(request, "user", None)
+    return {"role": role_of(user) if user is not None else None}

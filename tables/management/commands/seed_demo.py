@@ -6,11 +6,15 @@ only: they are printed, so never run this against a real cardroom's database.
 """
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
 
 from tables.events import publisher
-from tables.models import Table
+from tables.models import DealerAssignment, Table
 from tables.services import command_execute, table_create
 
 FEES = {
@@ -59,9 +63,14 @@ DEMO_TABLES = {
     ),
 }
 
-# user name -> (password, is staff). Roles come in their own issue; today any logged-in
-# user may drive a tablet and watch the floor.
-DEMO_USERS = {"dealer": ("dealer-demo", False), "supervisor": ("supervisor-demo", True)}
+# user name -> (password, role). The demo dealer is assigned to every demo table for
+# every shift of the gaming day it is seeded on (run seed_demo again on another day).
+DEMO_USERS = {
+    "dealer": ("dealer-demo", "dealer"),
+    "supervisor": ("supervisor-demo", "supervisor"),
+    "supervisor2": ("supervisor2-demo", "supervisor"),  # a second person, to approve voids
+    "compliance": ("compliance-demo", "compliance"),
+}
 
 
 def demo_table(name: str, config: dict, players: dict[int, str], first_offer: int | None) -> Table:
@@ -80,13 +89,26 @@ def demo_table(name: str, config: dict, players: dict[int, str], first_offer: in
     return table
 
 
-def demo_user(username: str, password: str, is_staff: bool) -> str:
+def demo_user(username: str, password: str, role: str) -> str:
     User = get_user_model()
     user = User.objects.filter(username=username).first()
     if user is None:
-        User.objects.create_user(username=username, password=password, is_staff=is_staff)
-        return password
+        user = User.objects.create_user(username=username, password=password)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
     return password if user.check_password(password) else "(its password was changed since it was seeded)"
+
+
+def assign_demo_dealer(tables: list[Table]) -> None:
+    """The demo dealer works every demo table, every shift of today's gaming day."""
+    User = get_user_model()
+    dealer, supervisor = User.objects.get(username="dealer"), User.objects.get(username="supervisor")
+    cal, now = calendar(), timezone.now()
+    for table in tables:
+        for shift, _ in cal.shifts:
+            DealerAssignment.objects.get_or_create(
+                dealer=dealer, table=table, gaming_day=cal.gaming_day(now), shift=shift, ended_at=None,
+                defaults={"assigned_by": supervisor, "assigned_at": now},
+            )
 
 
 class Command(BaseCommand):
@@ -94,7 +116,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
-        logins = {name: demo_user(name, password, staff) for name, (password, staff) in DEMO_USERS.items()}
+        logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
+        assign_demo_dealer(tables)
         publisher.drain()
         self.stdout.write("Demo floor ready (`make run` serves it at http://127.0.0.1:8000):")
         for table in tables:
@@ -102,4 +125,4 @@ class Command(BaseCommand):
         self.stdout.write("  floor dashboard: /floor/")
         self.stdout.write("Demo logins (demo only):")
         for name, password in logins.items():
-            self.stdout.write(f"  user {name}  password {password}")
+            self.stdout.write(f"  user {name}  password {password}  ({DEMO_USERS[name][1]})")
