@@ -18,6 +18,7 @@ from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, DealerAssignment, Table
+from tables.services import table_configure, table_open_close
 
 
 def _error(err: CommandError, status=400):
@@ -133,3 +134,43 @@ def audit_trail(request):
 
 
 
+
+
+@api_for("supervisor")
+@require_POST
+def table_status(request, table_id: int):
+    """Open or close a table: `{"open": true|false}`."""
+    try:
+        body = json.loads(request.body)
+        table = table_open_close(table_id=table_id, open=bool(body.get("open")), actor=Actor.from_request(request))
+    except ValueError:
+        return _error(CommandError("invalid_command", "the body is not JSON"))
+    except CommandError as err:
+        return _error(err, status=403 if err.code == "not_authorized" else 409)
+    except Table.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such table"), status=404)
+    return JsonResponse({"ok": True, "open": table.is_open})
+
+
+@api_for("supervisor")
+@require_POST
+def table_config(request, table_id: int):
+    """A new configuration version, `{"config": {...}}`. A closed table's configuration is
+    changed at once; an open table's needs a second supervisor (the approval queue)."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return _error(CommandError("invalid_command", "no such table"), status=404)
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return _error(CommandError("invalid_command", "the body is not JSON"))
+    if table.is_open:
+        return _error(
+            CommandError("approval_required", "the table is open: request the change for a second supervisor's approval"),
+            status=409,
+        )
+    try:
+        version = table_configure(table_id=table_id, config=body.get("config") or {}, changed_by=Actor.from_request(request))
+    except CommandError as err:
+        return _error(err, status=409 if err.code == "wrong_state" else 400)
+    return JsonResponse({"ok": True, "config_version": version.version})

@@ -20,6 +20,8 @@ class Table(models.Model):
     # The table's state version: the sequence number of its last event. Clients send it
     # back as `version` to detect that someone else changed the table meanwhile.
     version = models.PositiveBigIntegerField(default=0)
+    # Opened and closed by a supervisor; a closed table takes no command.
+    is_open = models.BooleanField(default=True)
     # The rules engine's state (rounds.engine.table.TableGame.to_dict), kept with the row
     # that every command locks, so loading it costs no extra query.
     state = models.JSONField()

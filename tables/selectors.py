@@ -227,8 +227,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
 def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
     game = table.state
     rot, rnd = game["rotation"], game["round"]
-    seated = len(game["occupants"])
-    is_open = seated > 0
+    is_open = table.is_open
     view = table_view(game)
     alerts = []
     if table.last_round_status == "settled" and table.last_round_exhausted:
@@ -258,7 +257,7 @@ def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
         ),
         "bank": rnd["bank"] if rnd else None,
         "bank_left": view["bank_left"],
-        "seated": seated,
+        "seated": len(game["occupants"]),
         "seats": game["config"]["seats"],
         "rounds_per_hour": rounds.get("last_hour", 0),
         "fees_today": fees_today,

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cardroom import hashchain
-from cardroom.access import Actor, can_drive
+from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 
 from collections_fees.models import FeeRate, FeeSchedule
@@ -78,6 +78,22 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> 
         return version
 
 
+def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
+    """A supervisor opens or closes a table; a table closes only between rounds."""
+    if actor.role not in ("supervisor", SYSTEM):
+        raise CommandError("not_authorized", "only a supervisor opens and closes tables")
+    with transaction.atomic():
+        table = _lock(table_id)
+        if not open and table.state.get("round") is not None:
+            raise CommandError("wrong_state", "finish or void the round before closing the table")
+        table.is_open = open
+        table.save(update_fields=["is_open"])
+        audit_record(
+            actor=actor, action="configuration", table_id=table.pk, summary=f"{table.name} {'opened' if open else 'closed'}"
+        )
+        return table
+
+
 def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str) -> TableConfig:
     now = timezone.now()
     schedule = None
@@ -136,6 +152,8 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
                 return CommandOutcome(prior, table.version, replayed=True)
         try:
             _check_envelope(table, command)
+            if not table.is_open:
+                raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
             if not can_drive(actor, table.pk):
                 raise CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
             game = TableGame.from_dict(table.state)

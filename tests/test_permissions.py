@@ -56,6 +56,8 @@ MATRIX = {
     "staff/audit/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, FORBIDDEN)),
     "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/approvals/<int:approval_id>/decide": ("post", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/open": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/config": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "compliance/": ("get", READERS),
     "compliance/collections/": ("get", READERS),
     "compliance/collections/export.csv": ("get", READERS),
@@ -141,6 +143,8 @@ BODIES = {
     "api/tables/<int:table_id>/commands": {"type": "wager", "seat": 2, "ante": 500},
     "api/tables/<int:table_id>/approvals": {"kind": "void", "payload": {"reason": "misdeal"}},
     "api/approvals/<int:approval_id>/decide": {"username": "nobody", "password": "x", "approve": True},
+    "api/tables/<int:table_id>/open": {"open": True},
+    "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
 }
 
 
@@ -245,3 +249,27 @@ def test_login_locks_out_after_repeated_failures(world, settings):
     assert AuditEntry.objects.filter(action="login_failed", username="dan").count() >= settings.AXES_FAILURE_LIMIT
     fresh = Client().post("/accounts/login/", {"username": "cora", "password": "pw"})
     assert fresh.status_code == 302  # others are not locked out
+
+
+@pytest.mark.django_db
+def test_a_supervisor_closes_a_table_between_rounds_and_a_closed_table_takes_no_command(world):
+    supervisor = Client()
+    supervisor.force_login(world["people"]["supervisor"])
+    table = world["table"]
+    url = f"/api/tables/{table.pk}/open"
+    assert supervisor.post(url, '{"open": false}', content_type="application/json").status_code == 409  # mid-round
+    void = command_execute(
+        table_id=table.pk, command={"type": "void_round", "reason": "closing", "approved_by": "sup"}, actor="test"
+    )
+    assert void.ok
+    assert supervisor.post(url, '{"open": false}', content_type="application/json").json() == {"ok": True, "open": False}
+    refused = command_execute(table_id=table.pk, command={"type": "sit", "seat": 3, "player": "P-3"}, actor="test")
+    assert refused.result["error"]["code"] == "wrong_state"
+    # Closed, its configuration changes at once; open, it would need a second supervisor.
+    changed = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-03"}}',
+                              content_type="application/json")
+    assert changed.json()["config_version"] == 2
+    supervisor.post(url, '{"open": true}', content_type="application/json")
+    again = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-04"}}',
+                            content_type="application/json")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "approval_required"
