@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cardroom.access import DRIVERS, Actor, api_for, page_for, role_of
+from cardroom.access import DRIVERS, Actor, api_for, page_for
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry

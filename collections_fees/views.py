@@ -152,22 +152,27 @@ def drop_count_history(request, table_id: int, gaming_day: str):
     return render(request, "compliance/drop_counts.html", {"counts": counts, "table_id": table_id, "gaming_day": day})
 
 
-@require_GET
-@page_for(*READERS)
-@postgresql_only
-async def collection_export_csv(request):
-    form = CollectionFilterForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
-    filters = form.filters()
-    user = await request.auser()
-    export = CsvExport(
-        kind="collections",
-        query=selectors.collection_lines_query(filters),
-        filters=filters.as_dict(),
-        requested_by=user.get_username(),
-    )
-    return csv_export_response(export)
+def csv_export_view(kind: str, form_class, query_of):
+    """The streamed CSV export of one log (`kind`), with the same filters as its page."""
+
+    @require_GET
+    @page_for(*READERS)
+    @postgresql_only
+    async def export_view(request):
+        form = form_class(request.GET)
+        if not form.is_valid():
+            return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+        filters = form.filters()
+        user = await request.auser()
+        export = CsvExport(
+            kind=kind, query=query_of(filters), filters=filters.as_dict(), requested_by=user.get_username()
+        )
+        return csv_export_response(export)
+
+    return export_view
+
+
+collection_export_csv = csv_export_view("collections", CollectionFilterForm, selectors.collection_lines_query)
 
 
 @require_GET

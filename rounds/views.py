@@ -6,16 +6,15 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
-from collections_fees.exports import CsvExport
 from collections_fees.forms import RotationFilterForm, RoundFilterForm, filter_query_string
 from collections_fees.selectors import SqlRows, table_choices
-from collections_fees.views import PAGE_SIZE, csv_export_response, default_month, postgresql_only
+from collections_fees.views import PAGE_SIZE, csv_export_view, default_month, postgresql_only
 
 from . import selectors
 from .audit import round_verify
@@ -61,22 +60,7 @@ def round_detail(request, round_id: int):
     return render(request, "compliance/round_detail.html", context)
 
 
-@require_GET
-@page_for(*READERS)
-@postgresql_only
-async def round_export_csv(request):
-    form = RoundFilterForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
-    filters = form.filters()
-    user = await request.auser()
-    export = CsvExport(
-        kind="rounds",
-        query=selectors.round_history_query(filters),
-        filters=filters.as_dict(),
-        requested_by=user.get_username(),
-    )
-    return csv_export_response(export)
+round_export_csv = csv_export_view("rounds", RoundFilterForm, selectors.round_history_query)
 
 
 @require_GET
@@ -98,19 +82,4 @@ def rotation_log(request):
     return render(request, "compliance/rotation.html", context)
 
 
-@require_GET
-@page_for(*READERS)
-@postgresql_only
-async def rotation_export_csv(request):
-    form = RotationFilterForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
-    filters = form.filters()
-    user = await request.auser()
-    export = CsvExport(
-        kind="rotation",
-        query=selectors.rotation_log_query(filters),
-        filters=filters.as_dict(),
-        requested_by=user.get_username(),
-    )
-    return csv_export_response(export)
+rotation_export_csv = csv_export_view("rotation", RotationFilterForm, selectors.rotation_log_query)

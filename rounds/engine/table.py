@@ -344,7 +344,7 @@ def _emit_offer(step: _Step, offer: int | None) -> None:
 
 
 def _offer_bank(step: _Step) -> dict:
-    game, rot = step.game, step.game.rotation
+    rot = step.game.rotation
     seat = step.seat()
     if rot.pd_seat is not None:
         raise CommandError("wrong_state", f"seat {rot.pd_seat} is the player-dealer; the bank is offered when it passes")
@@ -418,7 +418,7 @@ def _open_round(step: _Step) -> dict:
 
 
 def _wager(step: _Step) -> dict:
-    game, limits = step.game, step.game.config.limits
+    limits = step.game.config.limits
     step.seat()
     rnd = step.round("betting")
     seat, player = step.occupied_seat()
