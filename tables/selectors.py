@@ -189,7 +189,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     day_start, _ = calendar().day_bounds(today)
     closed = Round.objects.filter(table=OuterRef("pk")).exclude(status="in_progress").order_by("-number")
     last_event = TableEvent.objects.filter(table=OuterRef("pk"), seq=OuterRef("version"))
-    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state")
+    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state", "is_open")
     if table_ids is not None:
         tables = tables.filter(pk__in=table_ids)
     tables = list(

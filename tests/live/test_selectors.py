@@ -131,3 +131,19 @@ def test_the_floor_flags_stops_offers_voids_and_idle_tables():
     table_open_close(table_id=empty.pk, open=False, actor=Actor.system("test"))  # a supervisor closed it
     assert row(empty)["open"] is False and kinds(row(empty)) == []  # a closed table raises no alert
     assert [r["table"] for r in floor_rows()] == sorted(Table.objects.values_list("pk", flat=True))
+
+
+def test_the_floor_costs_the_same_queries_for_one_table_or_many():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            floor_rows()
+        return len(captured)
+
+    worked_example_b(make_table(seats=4, fee_schedule=FEES))
+    one = queries()
+    for _ in range(4):
+        worked_example_b(make_table(seats=4, fee_schedule=FEES))
+    assert queries() == one
