@@ -123,6 +123,21 @@ def fetch_dicts(sql: str, params=()) -> list[dict]:
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+_OPERATOR = {"day_from": ">=", "day_to": "<="}  # every other filter is an equality
+
+
+def filter_conditions(filters: Filters, columns: dict[str, str]) -> tuple[list[str], list]:
+    """SQL conditions and their parameters for the filters that are set, each filter name
+    mapped to the column it applies to (a day range is inclusive at both ends)."""
+    conditions, params = [], []
+    for name, column in columns.items():
+        value = getattr(filters, name)
+        if value:
+            conditions.append(f"{column} {_OPERATOR.get(name, '=')} %s")
+            params.append(value)
+    return conditions, params
+
+
 def _where(conditions: list[str]) -> str:
     return (" WHERE " + " AND ".join(conditions)) if conditions else ""
 
@@ -179,25 +194,17 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
     the schedule version, the dealer (actor of the command that wrote the line), and the
     status read from the stored rows: a fee is `collected` unless a refund row points at
     it (`refunded`, with that refund's reason); a refund row is `refund` with its reason."""
-    conditions, params = [], []
-    if filters.day_from:
-        conditions.append("ce.gaming_day >= %s")
-        params.append(filters.day_from)
-    if filters.day_to:
-        conditions.append("ce.gaming_day <= %s")
-        params.append(filters.day_to)
-    if filters.table:
-        conditions.append("ce.table_id = %s")
-        params.append(filters.table)
-    if filters.dealer:
-        conditions.append("ev.actor = %s")
-        params.append(filters.dealer)
-    if filters.payer:
-        conditions.append("ce.payer = %s")
-        params.append(filters.payer)
-    if filters.player:
-        conditions.append("ce.player = %s")
-        params.append(filters.player)
+    conditions, params = filter_conditions(
+        filters,
+        {
+            "day_from": "ce.gaming_day",
+            "day_to": "ce.gaming_day",
+            "table": "ce.table_id",
+            "dealer": "ev.actor",
+            "payer": "ce.payer",
+            "player": "ce.player",
+        },
+    )
     sql = f"""
         SELECT ce.id, ce.table_id, ce.seq, ce.gaming_day, ce.shift, ce.created_at,
                t.name AS table_name, r.number AS round_number, r.id AS round_id,
@@ -243,17 +250,9 @@ def daily_totals(filters: Filters) -> list[dict]:
     table collected that day, whichever dealer or payer. Each entry counts on its own
     gaming day (a refund on the day it was given back). A table and day with a count but
     no collection is listed too (expected 0)."""
-    ce_conditions, drop_conditions, ce_params, drop_params = [], [], [], []
-    for column, op, value in (
-        ("gaming_day", ">=", filters.day_from),
-        ("gaming_day", "<=", filters.day_to),
-        ("table_id", "=", filters.table),
-    ):
-        if value:
-            ce_conditions.append(f"ce.{column} {op} %s")
-            drop_conditions.append(f"dc.{column} {op} %s")
-            ce_params.append(value)
-            drop_params.append(value)
+    scope = {"day_from": "gaming_day", "day_to": "gaming_day", "table": "table_id"}
+    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in scope.items()})
+    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in scope.items()})
     sql = f"""
         WITH totals AS (
             SELECT ce.table_id, ce.gaming_day,

@@ -19,6 +19,7 @@ from collections_fees.selectors import (
     SqlQuery,
     bool_text,
     day_text,
+    filter_conditions,
     local_text,
     utc_text,
 )
@@ -102,19 +103,9 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     """One row per round: its inputs, its settlement and the player-dealer's result, the
     fees and refunds recorded for it. `player` selects rounds the person banked or wagered
     in; `status` a round status."""
-    conditions, params = [], []
-    if filters.day_from:
-        conditions.append("r.gaming_day >= %s")
-        params.append(filters.day_from)
-    if filters.day_to:
-        conditions.append("r.gaming_day <= %s")
-        params.append(filters.day_to)
-    if filters.table:
-        conditions.append("r.table_id = %s")
-        params.append(filters.table)
-    if filters.status:
-        conditions.append("r.status = %s")
-        params.append(filters.status)
+    conditions, params = filter_conditions(
+        filters, {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "status": "r.status"}
+    )
     if filters.player:
         conditions.append(f"(r.pd_player = %s OR EXISTS (SELECT 1 FROM {WAGER} w WHERE w.round_id = r.id AND w.player = %s))")
         params += [filters.player, filters.player]
