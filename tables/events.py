@@ -66,10 +66,17 @@ class FloorRowChanged:
 
 
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
-    event = TableChanged(
-        table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=table_snapshot(table)
+    # The snapshot is built after commit, outside the table lock, and never for a
+    # transaction that is rolled back (a replay).
+    transaction.on_commit(partial(_send_changed, table, command_type, result))
+
+
+def _send_changed(table, command_type: str, result: dict) -> None:
+    _send(
+        TableChanged(
+            table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=table_snapshot(table)
+        )
     )
-    transaction.on_commit(partial(_send, event))
 
 
 def tablet_presence_changed(table_id: int) -> None:
