@@ -31,6 +31,21 @@ class Stamp:
         return cls(now, cal.gaming_day(now), cal.shift(now))
 
 
+@dataclass
+class _Ledger:
+    """What every writer needs, and the command's round, read at most once."""
+
+    table: Table
+    event: TableEvent
+    stamp: Stamp
+    current: Round | None = None  # the round this command concerns, once read
+
+    def round(self, number: int) -> Round:
+        if self.current is None or self.current.number != number:
+            self.current = Round.objects.get(table=self.table, number=number)
+        return self.current
+
+
 def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp) -> None:
     rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
     if rotation:
@@ -46,10 +61,11 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
             )
             for rec in rotation
         )
+    ledger = _Ledger(table, event, stamp)
     for rec in records:
         writer = _WRITERS.get(type(rec))
         if writer is not None:
-            writer(rec, table=table, event=event, stamp=stamp)
+            writer(rec, ledger)
 
 
 def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Stamp) -> None:
@@ -63,49 +79,47 @@ def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Sta
     CollectionEntry.objects.bulk_create(entries)
 
 
-def _seated(rec: r.Seated, *, table, event, stamp):
-    SeatOccupancy.objects.create(table=table, seat=rec.seat, player=rec.player, sat_at=stamp.now, sat_seq=event.seq)
-
-
-def _left(rec: r.Left, *, table, event, stamp):
-    SeatOccupancy.objects.filter(table=table, seat=rec.seat, left_at__isnull=True).update(
-        left_at=stamp.now, left_seq=event.seq
+def _seated(rec: r.Seated, ledger: _Ledger):
+    SeatOccupancy.objects.create(
+        table=ledger.table, seat=rec.seat, player=rec.player, sat_at=ledger.stamp.now, sat_seq=ledger.event.seq
     )
 
 
-def _round_opened(rec: r.RoundOpened, *, table, event, stamp):
-    config = table.config
-    Round.objects.create(
-        table=table,
+def _left(rec: r.Left, ledger: _Ledger):
+    SeatOccupancy.objects.filter(table=ledger.table, seat=rec.seat, left_at__isnull=True).update(
+        left_at=ledger.stamp.now, left_seq=ledger.event.seq
+    )
+
+
+def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
+    config = ledger.table.config
+    ledger.current = Round.objects.create(
+        table=ledger.table,
         number=rec.round,
         config=config,
         fee_schedule_id=config.fee_schedule_id,
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
         bank=rec.bank,
-        opened_at=stamp.now,
-        gaming_day=stamp.gaming_day,
+        opened_at=ledger.stamp.now,
+        gaming_day=ledger.stamp.gaming_day,
     )
 
 
-def _round(table: Table, number: int) -> Round:
-    return Round.objects.get(table=table, number=number)
-
-
-def _bets_closed(rec: r.BetsClosed, *, table, event, stamp):
-    rnd = _round(table, rec.round)
+def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
+    rnd = ledger.round(rec.round)
     Round.objects.filter(pk=rnd.pk).update(deck=rec.deck, street="preflop")
     Wager.objects.bulk_create(
-        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=stamp.now)
+        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=ledger.stamp.now)
         for w in rec.wagers
         for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
         if amount
     )
-    _append_collections(table, [
+    _append_collections(ledger.table, [
         CollectionEntry(
-            table=table,
+            table=ledger.table,
             round=rnd,
-            event=event,
+            event=ledger.event,
             kind="fee",
             seat=f.seat,
             player=f.player,
@@ -116,42 +130,42 @@ def _bets_closed(rec: r.BetsClosed, *, table, event, stamp):
             schedule_id=rnd.fee_schedule_id,
         )
         for f in rec.fees
-    ], stamp)
+    ], ledger.stamp)
 
 
-def _cards(rec: r.CardsDealt, *, table, event, stamp):
-    rnd = _round(table, rec.round)
+def _cards(rec: r.CardsDealt, ledger: _Ledger):
+    rnd = ledger.round(rec.round)
     RoundCard.objects.bulk_create(
-        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=stamp.now)
+        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=ledger.stamp.now)
         for pos, i, card in rec.cards
     )
 
 
-def _street(rec: r.StreetReached, *, table, event, stamp):
-    Round.objects.filter(table=table, number=rec.round).update(street=rec.street)
+def _street(rec: r.StreetReached, ledger: _Ledger):
+    Round.objects.filter(table=ledger.table, number=rec.round).update(street=rec.street)
 
 
-def _decided(rec: r.Decided, *, table, event, stamp):
-    rnd = _round(table, rec.round)
+def _decided(rec: r.Decided, ledger: _Ledger):
+    rnd = ledger.round(rec.round)
     Decision.objects.create(
-        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=stamp.now
+        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=ledger.stamp.now
     )
     if rec.action == "play":
-        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=stamp.now)
+        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=ledger.stamp.now)
 
 
-def _refunds(rnd: Round, fee_lines, *, table, event, stamp, reason: str):
+def _refunds(rnd: Round, fee_lines, ledger: _Ledger, *, reason: str):
     if not fee_lines:
         return
     fees = {
         (f.seat, f.payer): f
         for f in CollectionEntry.objects.filter(round=rnd, kind="fee", seat__in=[line.seat for line in fee_lines])
     }
-    _append_collections(table, [
+    _append_collections(ledger.table, [
         CollectionEntry(
-            table=table,
+            table=ledger.table,
             round=rnd,
-            event=event,
+            event=ledger.event,
             kind="refund",
             seat=fee.seat,
             player=fee.player,
@@ -164,11 +178,11 @@ def _refunds(rnd: Round, fee_lines, *, table, event, stamp, reason: str):
             reason=reason,
         )
         for fee in (fees[(line.seat, line.payer)] for line in fee_lines)
-    ], stamp)
+    ], ledger.stamp)
 
 
-def _settled(rec: r.RoundSettled, *, table, event, stamp):
-    rnd = _round(table, rec.round)
+def _settled(rec: r.RoundSettled, ledger: _Ledger):
+    rnd = ledger.round(rec.round)
     s = rec.settlement
     SettlementLine.objects.bulk_create(
         SettlementLine(
@@ -181,27 +195,27 @@ def _settled(rec: r.RoundSettled, *, table, event, stamp):
             result=line.result,
             amount=line.amount,
             uncovered=line.uncovered,
-            created_at=stamp.now,
+            created_at=ledger.stamp.now,
         )
         for i, line in enumerate(s.lines, start=1)
     )
-    _refunds(rnd, rec.fee_refunds, table=table, event=event, stamp=stamp, reason="bank_could_not_act")
+    _refunds(rnd, rec.fee_refunds, ledger, reason="bank_could_not_act")
     Round.objects.filter(pk=rnd.pk).update(
         status="settled",
         street="settled",
-        closed_at=stamp.now,
+        closed_at=ledger.stamp.now,
         balance=s.balance,
         pd_net=s.pd_net,
         exhausted=s.exhausted,
-        settlement=event.result,
+        settlement=ledger.event.result,
     )
 
 
-def _voided(rec: r.RoundVoided, *, table, event, stamp):
-    rnd = _round(table, rec.round)
-    _refunds(rnd, rec.fee_refunds, table=table, event=event, stamp=stamp, reason="round_voided")
+def _voided(rec: r.RoundVoided, ledger: _Ledger):
+    rnd = ledger.round(rec.round)
+    _refunds(rnd, rec.fee_refunds, ledger, reason="round_voided")
     Round.objects.filter(pk=rnd.pk).update(
-        status="voided", closed_at=stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by
+        status="voided", closed_at=ledger.stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by
     )
 
 
