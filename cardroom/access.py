@@ -40,9 +40,9 @@ class Actor:
         return cls(name=user.get_username(), role=role_of(user) or "", user_id=user.pk, session=session, address=address)
 
     @classmethod
-    def from_request(cls, request) -> "Actor":
-        session = request.session.session_key or "" if hasattr(request, "session") else ""
-        return cls.of(request.user, session=session, address=request.META.get("REMOTE_ADDR", ""))
+    def from_request(cls, request, user=None) -> "Actor":
+        """The person behind a request (`user` when the request's is not set yet)."""
+        return cls.of(user or request.user, session=request_session(request), address=request_address(request))
 
     @classmethod
     def from_scope(cls, scope) -> "Actor":
@@ -53,6 +53,14 @@ class Actor:
     @property
     def is_system(self) -> bool:
         return self.role == SYSTEM
+
+
+def request_session(request) -> str:
+    return getattr(getattr(request, "session", None), "session_key", None) or ""
+
+
+def request_address(request) -> str:
+    return request.META.get("REMOTE_ADDR", "") if request is not None else ""
 
 
 def role_of(user) -> str | None:

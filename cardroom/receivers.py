@@ -6,33 +6,26 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out, user_lo
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from .access import Actor
+from .access import Actor, request_address
 from .audit import audit_record
-
-
-def _request_actor(user, request) -> Actor:
-    session = getattr(getattr(request, "session", None), "session_key", "") or ""
-    address = request.META.get("REMOTE_ADDR", "") if request is not None else ""
-    return Actor.of(user, session=session, address=address)
 
 
 @receiver(user_logged_in)
 def _logged_in(sender, request, user, **kwargs):
-    audit_record(actor=_request_actor(user, request), action="login", summary=f"{user.get_username()} logged in")
+    audit_record(actor=Actor.from_request(request, user), action="login", summary=f"{user.get_username()} logged in")
 
 
 @receiver(user_logged_out)
 def _logged_out(sender, request, user, **kwargs):
     if user is not None:
-        audit_record(actor=_request_actor(user, request), action="logout", summary=f"{user.get_username()} logged out")
+        audit_record(actor=Actor.from_request(request, user), action="logout", summary=f"{user.get_username()} logged out")
 
 
 @receiver(user_login_failed)
 def _login_failed(sender, credentials, request=None, **kwargs):
     username = str(credentials.get("username", ""))[:150]
-    address = request.META.get("REMOTE_ADDR", "") if request is not None else ""
     audit_record(
-        actor=Actor(name=username, role="", address=address),
+        actor=Actor(name=username, role="", address=request_address(request)),
         action="login_failed",
         summary=f"failed login for {username!r}",
     )

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cardroom.access import DRIVERS, Actor, api_for, page_for
+from cardroom.access import DRIVERS, Actor, api_for, page_for, request_address, request_session
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
@@ -77,8 +77,8 @@ def _decide(request, approval_id, decider, approve, *, via):
             decider=decider,
             approve=approve,
             via=via,
-            session=request.session.session_key or "",
-            address=request.META.get("REMOTE_ADDR", ""),
+            session=request_session(request),
+            address=request_address(request),
         )
     except CommandError as err:
         return _error(err, status=403 if err.code == "not_authorized" else 400)
