@@ -94,24 +94,34 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
         return table
 
 
+def _fee_schedule_version(*, table: Table, engine_config: EngineConfig, created_by: str, now) -> FeeSchedule | None:
+    """The fee schedule version the configuration uses: the current one when the fees are
+    unchanged, else a new version (old versions are never edited)."""
+    fees = engine_config.fee_schedule
+    if fees is None:
+        return None
+    current = table.config.fee_schedule if table.config_id else None
+    if current is not None and current.to_config() == fees.to_config():
+        return current
+    schedule = FeeSchedule.objects.create(
+        table=table,
+        version=table.fee_schedules.count() + 1,
+        payers=fees.payers,
+        player_basis=fees.player_basis,
+        pd_basis=fees.pd_basis,
+        effective_from=now,
+        created_by=created_by,
+    )
+    FeeRate.objects.bulk_create(
+        FeeRate(schedule=schedule, index=i, min=r.min, max=r.max, player_fee=r.player_fee, pd_fee=r.pd_fee)
+        for i, r in enumerate(fees.rates, start=1)
+    )
+    return schedule
+
+
 def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str) -> TableConfig:
     now = timezone.now()
-    schedule = None
-    if engine_config.fee_schedule is not None:
-        fees = engine_config.fee_schedule
-        schedule = FeeSchedule.objects.create(
-            table=table,
-            version=table.fee_schedules.count() + 1,
-            payers=fees.payers,
-            player_basis=fees.player_basis,
-            pd_basis=fees.pd_basis,
-            effective_from=now,
-            created_by=created_by,
-        )
-        FeeRate.objects.bulk_create(
-            FeeRate(schedule=schedule, index=i, min=r.min, max=r.max, player_fee=r.player_fee, pd_fee=r.pd_fee)
-            for i, r in enumerate(fees.rates, start=1)
-        )
+    schedule = _fee_schedule_version(table=table, engine_config=engine_config, created_by=created_by, now=now)
     limits = engine_config.limits
     config = TableConfig.objects.create(
         table=table,

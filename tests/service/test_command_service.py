@@ -254,6 +254,7 @@ def test_configuration_changes_make_new_versions_and_rounds_keep_theirs(make_tab
     table_configure(table_id=table.pk, config={"paytable": "UTH-04", "fee_schedule": FEES}, changed_by="sup-1")
     table.refresh_from_db()
     assert table.config.version == 2 and table.config.paytable == "UTH-04"
+    assert table.config.fee_schedule_id == first_config.fee_schedule_id  # same fees: no new schedule version
     assert TableConfig.objects.get(pk=first_config.pk).paytable == "UTH-01"
     run_ok(table, *full_round([2]))
     assert [r.config.version for r in Round.objects.filter(table=table).order_by("number")] == [1, 2]
