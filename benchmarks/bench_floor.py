@@ -19,7 +19,6 @@ import json
 import multiprocessing
 import os
 import random
-import statistics
 import sys
 import threading
 import time

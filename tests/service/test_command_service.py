@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from collections_fees.models import CollectionEntry
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
-from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, Table, TableConfig, TableEvent
+from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, TableConfig, TableEvent
 from tables.services import command_execute, table_configure
 
 from .conftest import FEES, full_round, run, run_ok, seated
