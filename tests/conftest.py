@@ -22,3 +22,19 @@ def redis_url():
             pytrace=False,
         )
     return url
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item):
+    """Let the floor publisher finish before the test's fixtures are torn down.
+
+    Its thread reads a coalesced floor row up to tables.events.WINDOW after a test's last
+    command. A transactional test's teardown TRUNCATEs every table at that moment, and
+    PostgreSQL may then pick the TRUNCATE as the victim of a deadlock with that read
+    ("Database test_cardroom couldn't be flushed"). This hook runs before any fixture
+    finalizer (tryfirst, ahead of pytest's own teardown), whichever fixture brought the
+    database.
+    """
+    from tables.events import publisher
+
+    assert publisher.drain(timeout=10), "the floor publisher did not settle within 10 s"
