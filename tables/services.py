@@ -156,6 +156,12 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     with transaction.atomic():
         table = _lock(table_id)
         command_id = command.get("id") if isinstance(command, dict) else None
+        # Authorisation comes first: a stale version is answered with the table's state
+        # (hole cards) and a known id with its earlier answer, neither for outsiders.
+        if not can_drive(actor, table.pk):
+            refusal = CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
+            # Kept without its id: an outsider neither claims an id nor collides with one.
+            return _reject(table, command, None, refusal, actor)
         if command_id is not None:
             prior = _prior_answer(table, command_id)
             if prior is not None:
@@ -164,8 +170,6 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
             _check_envelope(table, command)
             if not table.is_open:
                 raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
-            if not can_drive(actor, table.pk):
-                raise CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
             game = TableGame.from_dict(table.state)
             new_game, result, records = game.apply(_approved(table, game, command, actor), rng=rng)
             if not hashchain.only_whole_numbers(command):

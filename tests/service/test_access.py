@@ -130,3 +130,26 @@ def test_approvals_and_audit_rows_are_append_only(staff):
     ):
         with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
             statement()
+
+
+def test_an_outsider_learns_nothing_from_a_stale_version_or_a_known_id(staff):
+    """Authorisation comes before the version and id checks: a stale version would answer
+    with the table's state (hole cards), a known id with its earlier result."""
+    table, outsider = staff["table"], Actor.of(staff["other_dealer"])
+    SIT2 = {"type": "sit", "seat": 2, "player": "P-2"}
+    first = command_execute(table_id=table.pk, command={**SIT, "id": "tablet:1"}, actor=Actor.of(staff["dealer"]))
+    assert first.ok and first.version == 1
+
+    stale = command_execute(table_id=table.pk, command={**SIT2, "version": 0}, actor=outsider)
+    assert stale.result["error"]["code"] == "not_authorized" and "state" not in stale.result
+
+    replay = command_execute(table_id=table.pk, command={**SIT, "id": "tablet:1"}, actor=outsider)
+    assert replay.result["error"]["code"] == "not_authorized" and not replay.replayed
+    refused_id = command_execute(table_id=table.pk, command={**SIT2, "id": "tablet:2"}, actor=outsider)
+    assert refused_id.result["error"]["code"] == "not_authorized"
+
+    # The assigned dealer still gets the first answer, and the outsider claimed no id.
+    again = command_execute(table_id=table.pk, command={**SIT, "id": "tablet:1"}, actor=Actor.of(staff["dealer"]))
+    assert again.replayed and again.result == first.result
+    fresh = command_execute(table_id=table.pk, command={**SIT2, "id": "tablet:2"}, actor=Actor.of(staff["dealer"]))
+    assert fresh.ok and not fresh.replayed
