@@ -10,13 +10,13 @@ configuration version (configuration).
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom.access import Actor, can_drive, role_of
+from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
 from rounds.models import Round
 
 from .models import Approval, ApprovalDecision, RoundCorrection, Table
-from .services import CommandOutcome, command_execute, table_configure
+from .services import CommandOutcome, command_execute, lock_table, table_configure
 
 VIA = ("device", "tablet")
 
@@ -32,7 +32,7 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
     if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
         raise CommandError("invalid_command", "an approval request needs a reason (up to 500 characters)")
     with transaction.atomic():
-        table = Table.objects.select_for_update(of=("self",)).get(pk=table_id)
+        table = lock_table(table_id)
         round_number = _round_of(table, kind, payload)
         approval = Approval.objects.create(
             table=table,
@@ -78,8 +78,8 @@ def approval_decide(*, approval_id: int, decider, approve: bool, via: str, sessi
         raise CommandError("invalid_command", f"via must be one of {VIA}")
     actor = Actor.of(decider, session=session, address=address)
     with transaction.atomic():
-        approval = Approval.objects.select_for_update(of=("self",)).select_related("table").get(pk=approval_id)
-        if role_of(decider) != "supervisor":
+        approval = Approval.objects.select_for_update(of=("self",)).get(pk=approval_id)
+        if actor.role != "supervisor":
             raise CommandError("not_authorized", "only a supervisor approves")
         if decider.pk == approval.requested_by_id:
             raise CommandError("not_authorized", "the requester cannot approve their own request")

@@ -59,7 +59,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> 
     """A new configuration version, effective now. Between rounds only: a round always
     plays under the one configuration it opened with."""
     with transaction.atomic():
-        table = _lock(table_id)
+        table = lock_table(table_id)
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
@@ -83,7 +83,7 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
     if actor.role not in ("supervisor", SYSTEM):
         raise CommandError("not_authorized", "only a supervisor opens and closes tables")
     with transaction.atomic():
-        table = _lock(table_id)
+        table = lock_table(table_id)
         if not open and table.state.get("round") is not None:
             raise CommandError("wrong_state", "finish or void the round before closing the table")
         table.is_open = open
@@ -154,7 +154,7 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     """
     actor = actor if isinstance(actor, Actor) else Actor.system(actor)
     with transaction.atomic():
-        table = _lock(table_id)
+        table = lock_table(table_id)
         command_id = command.get("id") if isinstance(command, dict) else None
         # Authorisation comes first: a stale version is answered with the table's state
         # (hole cards) and a known id with its earlier answer, neither for outsiders.
@@ -207,7 +207,8 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
         return CommandOutcome(result, table.version)
 
 
-def _lock(table_id: int) -> Table:
+def lock_table(table_id: int) -> Table:
+    """The table row, locked until the transaction ends: every change at a table holds it."""
     # of=("self",): lock only the table row (PostgreSQL refuses FOR UPDATE on the
     # nullable side of a join), and always the same row first, so no deadlock.
     return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
