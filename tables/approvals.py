@@ -16,7 +16,7 @@ from rounds.engine.errors import CommandError
 from rounds.models import Round
 
 from .models import Approval, ApprovalDecision, RoundCorrection, Table
-from .services import CommandOutcome, command_execute, lock_table, table_configure
+from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
 
 VIA = ("device", "tablet")
 
@@ -114,17 +114,4 @@ def _carry_out(approval: Approval, actor: Actor) -> CommandOutcome | RoundCorrec
         )
     if approval.kind == "config":
         return table_configure(table_id=approval.table_id, config=approval.payload["config"], changed_by=actor)
-    rnd = Round.objects.get(table_id=approval.table_id, number=approval.round_number)
-    settlement = rnd.settlement or {}
-    reversal = {
-        "seats": [{"seat": s["seat"], "player": s["player"], "amount": -s["net"]} for s in settlement.get("seats", [])],
-        "player_dealer": {"seat": rnd.pd_seat, "player": rnd.pd_player, "amount": -(rnd.pd_net or 0)},
-    }
-    return RoundCorrection.objects.create(
-        table_id=approval.table_id,
-        round=rnd,
-        approval=approval,
-        reason=approval.payload["reason"],
-        reversal=reversal,
-        created_at=timezone.now(),
-    )
+    return round_correct(approval=approval)

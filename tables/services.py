@@ -21,10 +21,11 @@ from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
 from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
+from rounds.models import Round
 
 from . import recording
 from .events import publish_on_commit
-from .models import Approval, RejectedCommand, Table, TableConfig, TableEvent
+from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
 
 MAX_COMMAND_ID_LENGTH = 100
@@ -76,6 +77,28 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> 
             detail={"config": engine_config.to_config()},
         )
         return version
+
+
+def round_correct(*, approval: Approval) -> RoundCorrection:
+    """The reversing entry for a settled round (game-rules section 8), on an approved
+    correction: every seat's net and the player-dealer's net of the original, negated.
+    The original round is never edited."""
+    with transaction.atomic():
+        table = lock_table(approval.table_id)
+        rnd = Round.objects.get(table=table, number=approval.round_number)
+        settlement = rnd.settlement or {}
+        reversal = {
+            "seats": [{"seat": s["seat"], "player": s["player"], "amount": -s["net"]} for s in settlement.get("seats", [])],
+            "player_dealer": {"seat": rnd.pd_seat, "player": rnd.pd_player, "amount": -(rnd.pd_net or 0)},
+        }
+        return RoundCorrection.objects.create(
+            table=table,
+            round=rnd,
+            approval=approval,
+            reason=approval.payload["reason"],
+            reversal=reversal,
+            created_at=timezone.now(),
+        )
 
 
 def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
