@@ -53,6 +53,7 @@ def table_create(*, name: str, config: dict, created_by: str) -> Table:
             name=name.strip(), seats=engine_config.seats, state=TableGame.new(engine_config).to_dict()
         )
         _config_version_create(table=table, engine_config=engine_config, created_by=created_by)
+        table.save(update_fields=["config"])
     return table
 
 
@@ -65,7 +66,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> 
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
         engine_config = EngineConfig.from_config({**config, "seats": table.seats})
-        actor = changed_by if isinstance(changed_by, Actor) else Actor.system(changed_by)
+        actor = _as_actor(changed_by)
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config"])
@@ -160,8 +161,7 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
         effective_from=now,
         created_by=created_by,
     )
-    table.config = config
-    table.save(update_fields=["config"])
+    table.config = config  # saved by the caller, with its other changes to the row
     return config
 
 
@@ -175,7 +175,7 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     their voids need a second person's approval. Every command is in the audit trail.
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
-    actor = actor if isinstance(actor, Actor) else Actor.system(actor)
+    actor = _as_actor(actor)
     with transaction.atomic():
         table = lock_table(table_id)
         command_id = command.get("id") if isinstance(command, dict) else None
@@ -228,6 +228,11 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
         )
         publish_on_commit(table=table, command_type=event.command_type, result=result)
         return CommandOutcome(result, table.version)
+
+
+def _as_actor(actor: Actor | str) -> Actor:
+    """A person as given, or a system process (replay, simulator) by its name."""
+    return actor if isinstance(actor, Actor) else Actor.system(actor)
 
 
 def lock_table(table_id: int) -> Table:
