@@ -157,20 +157,14 @@ def table_status(request, table_id: int):
 def table_config(request, table_id: int):
     """A new configuration version, `{"config": {...}}`. A closed table's configuration is
     changed at once; an open table's needs a second supervisor (the approval queue)."""
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
-        return _error(CommandError("invalid_command", "no such table"), status=404)
     try:
         body = json.loads(request.body)
     except ValueError:
         return _error(CommandError("invalid_command", "the body is not JSON"))
-    if table.is_open:
-        return _error(
-            CommandError("approval_required", "the table is open: request the change for a second supervisor's approval"),
-            status=409,
-        )
     try:
         version = table_configure(table_id=table_id, config=body.get("config") or {}, changed_by=Actor.from_request(request))
     except CommandError as err:
-        return _error(err, status=409 if err.code == "wrong_state" else 400)
+        return _error(err, status=409 if err.code in ("wrong_state", "approval_required") else 400)
+    except Table.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such table"), status=404)
     return JsonResponse({"ok": True, "config_version": version.version})

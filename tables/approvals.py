@@ -113,5 +113,7 @@ def _carry_out(approval: Approval, actor: Actor) -> CommandOutcome | RoundCorrec
             actor=actor,
         )
     if approval.kind == "config":
-        return table_configure(table_id=approval.table_id, config=approval.payload["config"], changed_by=actor)
+        return table_configure(
+            table_id=approval.table_id, config=approval.payload["config"], changed_by=actor, approved=True
+        )
     return round_correct(approval=approval)

@@ -57,16 +57,22 @@ def table_create(*, name: str, config: dict, created_by: str) -> Table:
     return table
 
 
-def table_configure(*, table_id: int, config: dict, changed_by: Actor | str) -> TableConfig:
+def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, approved: bool = False) -> TableConfig:
     """A new configuration version, effective now. Between rounds only: a round always
-    plays under the one configuration it opened with."""
+    plays under the one configuration it opened with. A person changes an open table's
+    configuration only through a second supervisor's approval (tables.approvals passes
+    `approved`); checked under the table lock, so a table opened meanwhile counts."""
+    actor = _as_actor(changed_by)
     with transaction.atomic():
         table = lock_table(table_id)
+        if table.is_open and not approved and not actor.is_system:
+            raise CommandError(
+                "approval_required", "the table is open: request the change for a second supervisor's approval"
+            )
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
         engine_config = EngineConfig.from_config({**config, "seats": table.seats})
-        actor = _as_actor(changed_by)
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config"])

@@ -13,7 +13,7 @@ from rounds.engine.errors import CommandError
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, DealerAssignment, RoundCorrection
-from tables.services import command_execute
+from tables.services import command_execute, table_configure, table_open_close
 
 from .conftest import FEES, full_round, run_ok, seated
 
@@ -153,3 +153,21 @@ def test_an_outsider_learns_nothing_from_a_stale_version_or_a_known_id(staff):
     assert again.replayed and again.result == first.result
     fresh = command_execute(table_id=table.pk, command={**SIT2, "id": "tablet:2"}, actor=Actor.of(staff["dealer"]))
     assert fresh.ok and not fresh.replayed
+
+
+def test_an_open_tables_configuration_changes_only_with_an_approval(staff):
+    """Checked by the service under the table lock, not by the view before it."""
+    table, sup = staff["table"], Actor.of(staff["sup"])
+    with pytest.raises(CommandError) as refused:
+        table_configure(table_id=table.pk, config={"paytable": "UTH-02"}, changed_by=sup)
+    assert refused.value.code == "approval_required"
+    table.refresh_from_db()
+    assert table.config.version == 1
+
+    approval = approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="config",
+                                payload={"reason": "new paytable", "config": {"paytable": "UTH-02"}})
+    _, version = approval_decide(approval_id=approval.pk, decider=staff["sup2"], approve=True, via="device")
+    assert version.version == 2 and version.paytable == "UTH-02"
+
+    table_open_close(table_id=table.pk, open=False, actor=sup)
+    assert table_configure(table_id=table.pk, config={"paytable": "UTH-03"}, changed_by=sup).version == 3
