@@ -4,6 +4,7 @@ the audit trail. Changes go through tables.approvals / tables.services."""
 import json
 from datetime import date
 
+from django.contrib import messages
 from django.contrib.auth import authenticate, get_user_model
 from django.core.paginator import Paginator
 from django.http import JsonResponse
@@ -61,13 +62,37 @@ def approval_decide_on_tablet(request, approval_id: int):
 @page_for("supervisor")
 def approval_queue(request):
     if request.method == "POST":
-        _decide(request, int(request.POST["approval"]), request.user, request.POST.get("approve") == "1", via="device")
+        _decide_on_device(request, int(request.POST["approval"]), approve=request.POST.get("approve") == "1")
         return redirect("approval-queue")
     pending = Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
     decided = Approval.objects.filter(decision__isnull=False).select_related(
         "table", "requested_by", "decision__decided_by"
     ).order_by("-decision__decided_at")[:50]
     return render(request, "staff/approvals.html", {"pending": pending, "decided": decided})
+
+
+def _decide_on_device(request, approval_id: int, *, approve: bool) -> None:
+    """The queue's decision, its outcome shown as a message on the queue."""
+    try:
+        _, outcome = approval_decide(
+            approval_id=approval_id,
+            decider=request.user,
+            approve=approve,
+            via="device",
+            session=request_session(request),
+            address=request_address(request),
+        )
+    except CommandError as err:
+        messages.error(request, f"Not decided: {err.message}")
+        return
+    except Approval.DoesNotExist:
+        messages.error(request, "Not decided: no such approval")
+        return
+    result = getattr(outcome, "result", None)
+    if result is not None and not result["ok"]:
+        messages.error(request, f"Approved, but the void was refused: {result['error']['message']}")
+    else:
+        messages.success(request, "Approved." if approve else "Refused.")
 
 
 def _decide(request, approval_id, decider, approve, *, via):
