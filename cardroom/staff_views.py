@@ -131,7 +131,7 @@ def assignments(request):
             summary=f"{dealer.get_username()} assigned to {table.name} for {day} {shift}",
         )
         return redirect("assignments")
-    current = DealerAssignment.objects.filter(gaming_day=day, ended_at__isnull=True).select_related("dealer", "table")
+    current = DealerAssignment.objects.filter(gaming_day=day, ended_at__isnull=True).select_related("dealer", "table", "assigned_by")
     dealers = get_user_model().objects.filter(groups__name="dealer").order_by("username")
     return render(
         request,

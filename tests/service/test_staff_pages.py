@@ -1,12 +1,16 @@
-"""The supervisors' pages: the approval queue's answers."""
+"""The supervisors' pages: the approval queue's answers and the assignments list's cost."""
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from cardroom.access import Actor
+from cardroom.gaming_day import calendar
 from tables.approvals import approval_request
-from tables.models import ApprovalDecision
+from tables.models import ApprovalDecision, DealerAssignment
 
 from .conftest import run_ok, seated
 
@@ -38,3 +42,24 @@ def test_the_queue_shows_why_a_decision_was_refused(make_table):
     other = logged_in(sup2).post("/staff/approvals/", {"approval": approval.pk, "approve": "1"}, follow=True)
     assert "Approved" in other.content.decode()
     assert ApprovalDecision.objects.get(approval=approval).approved
+
+
+def assignments_page_queries(make_table, dealers: int) -> int:
+    sup = person(f"sup-{dealers}", "supervisor")
+    now, cal = timezone.now(), calendar()
+    for i in range(dealers):
+        DealerAssignment.objects.create(
+            dealer=person(f"d-{dealers}-{i}", "dealer"), table=make_table(), gaming_day=cal.gaming_day(now),
+            shift=cal.shift(now), assigned_by=person(f"s-{dealers}-{i}", "supervisor"), assigned_at=now,
+        )
+    client = logged_in(sup)
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get("/staff/assignments/").status_code == 200
+    DealerAssignment.objects.all().delete()
+    return len(ctx.captured_queries)
+
+
+def test_the_assignments_page_costs_the_same_for_2_or_7_assignments(make_table):
+    two, seven = assignments_page_queries(make_table, 2), assignments_page_queries(make_table, 7)
+    print(f"assignments page queries: 2 assignments {two}, 7 assignments {seven}")
+    assert two == seven
