@@ -23,25 +23,37 @@ from tables.services import table_configure, table_open_close
 
 
 def _error(err: CommandError, status=400):
-    return JsonResponse({"ok": False, "error": {"code": err.code, "message": err.message}}, status=status)
+    return JsonResponse(err.as_result(), status=status)
+
+
+def _json_call(request, act, *, status: int = 400, statuses: dict[str, int] | None = None):
+    """`act(body)` with the request's JSON body, its refusals answered as JSON: a body that
+    is not JSON 400, an unknown table 404, not_authorized 403, another CommandError
+    `statuses[code]` or else `status`."""
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return _error(CommandError("invalid_command", "the body is not JSON"))
+    try:
+        return act(body)
+    except CommandError as err:
+        return _error(err, status={"not_authorized": 403, **(statuses or {})}.get(err.code, status))
+    except Table.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such table"), status=404)
 
 
 @api_for(*DRIVERS)
 @require_POST
 def approval_create(request, table_id: int):
     """A dealer (or supervisor) asks for a void, a correction or a configuration change."""
-    try:
-        body = json.loads(request.body)
+
+    def request_approval(body):
         approval = approval_request(
             actor=Actor.from_request(request), table_id=table_id, kind=body.get("kind"), payload=body.get("payload") or {}
         )
-    except ValueError:
-        return _error(CommandError("invalid_command", "the body is not JSON"))
-    except CommandError as err:
-        return _error(err, status=403 if err.code == "not_authorized" else 400)
-    except Table.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such table"), status=404)
-    return JsonResponse({"ok": True, "approval": approval.pk})
+        return JsonResponse({"ok": True, "approval": approval.pk})
+
+    return _json_call(request, request_approval, status=400)
 
 
 @api_for(*DRIVERS)
@@ -165,16 +177,12 @@ def audit_trail(request):
 @require_POST
 def table_status(request, table_id: int):
     """Open or close a table: `{"open": true|false}`."""
-    try:
-        body = json.loads(request.body)
+
+    def open_close(body):
         table = table_open_close(table_id=table_id, open=bool(body.get("open")), actor=Actor.from_request(request))
-    except ValueError:
-        return _error(CommandError("invalid_command", "the body is not JSON"))
-    except CommandError as err:
-        return _error(err, status=403 if err.code == "not_authorized" else 409)
-    except Table.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such table"), status=404)
-    return JsonResponse({"ok": True, "open": table.is_open})
+        return JsonResponse({"ok": True, "open": table.is_open})
+
+    return _json_call(request, open_close, status=409)
 
 
 @api_for("supervisor")
@@ -182,14 +190,9 @@ def table_status(request, table_id: int):
 def table_config(request, table_id: int):
     """A new configuration version, `{"config": {...}}`. A closed table's configuration is
     changed at once; an open table's needs a second supervisor (the approval queue)."""
-    try:
-        body = json.loads(request.body)
-    except ValueError:
-        return _error(CommandError("invalid_command", "the body is not JSON"))
-    try:
+
+    def configure(body):
         version = table_configure(table_id=table_id, config=body.get("config") or {}, changed_by=Actor.from_request(request))
-    except CommandError as err:
-        return _error(err, status=409 if err.code in ("wrong_state", "approval_required") else 400)
-    except Table.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such table"), status=404)
-    return JsonResponse({"ok": True, "config_version": version.version})
+        return JsonResponse({"ok": True, "config_version": version.version})
+
+    return _json_call(request, configure, status=400, statuses={"wrong_state": 409, "approval_required": 409})

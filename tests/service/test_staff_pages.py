@@ -63,3 +63,23 @@ def test_the_assignments_page_costs_the_same_for_2_or_7_assignments(make_table):
     two, seven = assignments_page_queries(make_table, 2), assignments_page_queries(make_table, 7)
     print(f"assignments page queries: 2 assignments {two}, 7 assignments {seven}")
     assert two == seven
+
+
+def test_the_staff_api_answers_refusals_with_their_statuses(make_table):
+    sup, dealer = logged_in(person("sam", "supervisor")), logged_in(person("dan", "dealer"))
+    table = make_table()
+
+    def post(client, url, body):
+        response = client.post(url, body, content_type="application/json")
+        return response.status_code, response.json()["error"]["code"] if response.status_code != 200 else None
+
+    assert post(sup, f"/api/tables/{table.pk}/config", "not json") == (400, "invalid_command")
+    assert post(sup, "/api/tables/999999/config", '{"config": {}}') == (404, "invalid_command")
+    assert post(sup, f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-02"}}') == (409, "approval_required")
+    assert post(sup, f"/api/tables/{table.pk}/open", '{"open": false}') == (200, None)
+    assert post(sup, f"/api/tables/{table.pk}/config", '{"config": {"paytable": "nope"}}') == (400, "invalid_command")
+    assert post(sup, "/api/tables/999999/open", '{"open": true}') == (404, "invalid_command")
+    assert post(dealer, f"/api/tables/{table.pk}/approvals", '{"kind": "void", "payload": {"reason": "x"}}') == (
+        403, "not_authorized")
+    assert post(sup, f"/api/tables/{table.pk}/approvals", '{"kind": "void", "payload": {"reason": "x"}}') == (
+        400, "wrong_state")
