@@ -26,7 +26,7 @@ from cardroom.access import READERS, Actor, can_view_table, role_of
 from . import events, presence
 from .models import Table
 from .selectors import floor_rows, table_snapshot
-from .services import command_execute
+from .services import CommandOutcome, command_execute
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -42,6 +42,11 @@ FLOOR_REFRESH_IN_MEMORY_SECONDS = 2
 def _snapshot(table_id: int) -> dict | None:
     table = Table.objects.filter(pk=table_id).first()
     return table_snapshot(table) if table else None
+
+
+def _command_from(scope, table_id: int, command) -> CommandOutcome:
+    """One trip to the database thread: who sends the command, then the command."""
+    return command_execute(table_id=table_id, command=command, actor=Actor.from_scope(scope))
 
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
@@ -118,17 +123,8 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json({"type": "error", "message": "expected a message of type command, sync or heartbeat"})
 
     async def _command(self, command):
-        actor = await database_sync_to_async(Actor.from_scope)(self.scope)
-        outcome = await database_sync_to_async(command_execute)(table_id=self.table_id, command=command, actor=actor)
-        await self.send_json(
-            {
-                "type": "result",
-                "id": command.get("id") if isinstance(command, dict) else None,
-                "result": outcome.result,
-                "version": outcome.version,
-                "replayed": outcome.replayed,
-            }
-        )
+        outcome = await database_sync_to_async(_command_from)(self.scope, self.table_id, command)
+        await self.send_json({"type": "result", **outcome.reply(command)})
 
     async def _tablet_seen(self):
         if await database_sync_to_async(presence.tablet_seen)(self.table_id, self.channel_name):

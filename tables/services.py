@@ -41,6 +41,15 @@ class CommandOutcome:
     def ok(self) -> bool:
         return self.result["ok"]
 
+    def reply(self, command) -> dict:
+        """The answer to the sender (HTTP body, websocket `result` message)."""
+        return {
+            "id": command.get("id") if isinstance(command, dict) else None,
+            "result": self.result,
+            "version": self.version,
+            "replayed": self.replayed,
+        }
+
 
 def table_create(*, name: str, config: dict, created_by: str) -> Table:
     """A new table with configuration version 1. `config` is the replay file's `table`

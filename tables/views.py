@@ -74,15 +74,7 @@ def table_command(request, table_id: int):
     except Table.DoesNotExist:
         return JsonResponse({"ok": False, "error": {"code": "invalid_command", "message": "no such table"}}, status=404)
     refused = not outcome.ok and outcome.result["error"]["code"] == "not_authorized"
-    return JsonResponse(
-        {
-            "id": command.get("id") if isinstance(command, dict) else None,
-            "result": outcome.result,
-            "version": outcome.version,
-            "replayed": outcome.replayed,
-        },
-        status=403 if refused else 200,
-    )
+    return JsonResponse(outcome.reply(command), status=403 if refused else 200)
 
 
 @api_for(*EVERY_ROLE)
