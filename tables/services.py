@@ -288,11 +288,12 @@ def _recordable(command: dict) -> bool:
 def _prior_answer(table: Table, command_id) -> dict | None:
     if not isinstance(command_id, str):
         return None
-    event = TableEvent.objects.filter(table=table, command_id=command_id).only("result").first()
-    if event is not None:
-        return event.result
-    rejection = RejectedCommand.objects.filter(table=table, command_id=command_id).only("result").first()
-    return rejection.result if rejection is not None else None
+    # One query for both logs. An id is in at most one of them: the first answer to an
+    # id is kept (accepted or refused), and every later use of it is answered from it.
+    accepted = TableEvent.objects.filter(table=table, command_id=command_id).values_list("result", flat=True)
+    refused = RejectedCommand.objects.filter(table=table, command_id=command_id).values_list("result", flat=True)
+    answers = list(accepted.union(refused, all=True)[:1])
+    return answers[0] if answers else None
 
 
 def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:

@@ -304,3 +304,23 @@ def test_values_the_ledger_cannot_record_are_refused_cleanly(make_table, command
     result = command_execute(table_id=table.pk, command=command, actor="dealer-1").result
     assert result["error"]["code"] == code
     assert snapshot_of_everything(table) == before
+
+
+def test_a_command_id_costs_one_query(make_table):
+    """Looking up an earlier answer for an id is one query, whether or not there is one."""
+    table = make_table()
+
+    def queries(command):
+        with CaptureQueriesContext(connection) as ctx:
+            command_execute(table_id=table.pk, command=command, actor="dealer")
+        return len(ctx.captured_queries)
+
+    without_id = queries({"type": "sit", "seat": 1, "player": "P-1"})
+    with_id = queries({"type": "sit", "seat": 2, "player": "P-2", "id": "t:2"})
+    refused_with_id = queries({"type": "sit", "seat": 2, "player": "P-3", "id": "t:3"})
+    refused_without_id = queries({"type": "sit", "seat": 2, "player": "P-4"})
+    replayed = queries({"type": "sit", "seat": 2, "player": "P-2", "id": "t:2"})
+    replayed_refusal = queries({"type": "sit", "seat": 2, "player": "P-3", "id": "t:3"})
+    print(f"queries: accepted {without_id} / with id {with_id}; refused {refused_without_id} / with id "
+          f"{refused_with_id}; replayed accepted {replayed}, replayed refusal {replayed_refusal}")
+    assert with_id == without_id + 1 and refused_with_id == refused_without_id + 1
