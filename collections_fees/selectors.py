@@ -138,7 +138,8 @@ def filter_conditions(filters: Filters, columns: dict[str, str]) -> tuple[list[s
     return conditions, params
 
 
-def _where(conditions: list[str]) -> str:
+def where_clause(conditions: list[str]) -> str:
+    """` WHERE c1 AND c2 ...` for the conditions given, or nothing when there are none."""
     return (" WHERE " + " AND ".join(conditions)) if conditions else ""
 
 
@@ -221,7 +222,7 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
         JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id
         LEFT JOIN {CE} rf ON rf.refund_of_id = ce.id
         LEFT JOIN {CE} orig ON orig.id = ce.refund_of_id
-        {_where(conditions)}
+        {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.seq", COLLECTION_EXPORT_COLUMNS)
 
@@ -260,13 +261,13 @@ def daily_totals(filters: Filters) -> list[dict]:
                    coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'fee'), 0)::bigint AS fees,
                    count(*) FILTER (WHERE ce.kind = 'refund') AS refund_lines,
                    coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'refund'), 0)::bigint AS refunds
-            FROM {CE} ce {_where(ce_conditions)}
+            FROM {CE} ce {where_clause(ce_conditions)}
             GROUP BY ce.table_id, ce.gaming_day
         ), counts AS (
             SELECT DISTINCT ON (dc.table_id, dc.gaming_day)
                    dc.table_id, dc.gaming_day, dc.amount AS counted, dc.counted_by, dc.counted_at,
                    count(*) OVER (PARTITION BY dc.table_id, dc.gaming_day) AS count_entries
-            FROM {DROP} dc {_where(drop_conditions)}
+            FROM {DROP} dc {where_clause(drop_conditions)}
             ORDER BY dc.table_id, dc.gaming_day, dc.counted_at DESC, dc.id DESC
         )
         SELECT coalesce(tt.table_id, c.table_id) AS table_id, t.name AS table_name,

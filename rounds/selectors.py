@@ -22,6 +22,7 @@ from collections_fees.selectors import (
     filter_conditions,
     local_text,
     utc_text,
+    where_clause,
 )
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
 
@@ -109,7 +110,6 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     if filters.player:
         conditions.append(f"(r.pd_player = %s OR EXISTS (SELECT 1 FROM {WAGER} w WHERE w.round_id = r.id AND w.player = %s))")
         params += [filters.player, filters.player]
-    where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
     sql = f"""
         SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.closed_at,
                r.status, r.street, c.version AS config_version, c.max_consecutive_banks,
@@ -125,7 +125,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
         LEFT JOIN collections_fees_feeschedule fs ON fs.id = r.fee_schedule_id
-        {where}
+        {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
 
@@ -208,37 +208,17 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     configuration version the round was played under. The run is computed over the
     table's whole history up to the last day asked for, so a run begun before the range
     is counted from its start."""
-    rot_conditions, round_conditions = [], []
-    rot_params, round_params, streak_params = [], [], []
-    streak_conditions = ["r.status = 'settled'"]
-    if filters.day_from:
-        rot_conditions.append("ev.gaming_day >= %s")
-        rot_params.append(filters.day_from)
-        round_conditions.append("r.gaming_day >= %s")
-        round_params.append(filters.day_from)
-    if filters.day_to:
-        rot_conditions.append("ev.gaming_day <= %s")
-        rot_params.append(filters.day_to)
-        round_conditions.append("r.gaming_day <= %s")
-        round_params.append(filters.day_to)
-        streak_conditions.append("r.gaming_day <= %s")
-        streak_params.append(filters.day_to)
-    if filters.table:
-        for conditions, params, column in (
-            (rot_conditions, rot_params, "e.table_id"),
-            (round_conditions, round_params, "r.table_id"),
-            (streak_conditions, streak_params, "r.table_id"),
-        ):
-            conditions.append(f"{column} = %s")
-            params.append(filters.table)
-    if filters.player:
-        rot_conditions.append("e.player = %s")
-        rot_params.append(filters.player)
-        round_conditions.append("r.pd_player = %s")
-        round_params.append(filters.player)
-
-    def where(conditions):
-        return (" WHERE " + " AND ".join(conditions)) if conditions else ""
+    rot_conditions, rot_params = filter_conditions(
+        filters,
+        {"day_from": "ev.gaming_day", "day_to": "ev.gaming_day", "table": "e.table_id", "player": "e.player"},
+    )
+    round_conditions, round_params = filter_conditions(
+        filters,
+        {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
+    )
+    # The runs are counted from the table's first settled round: no lower day bound.
+    streak_conditions, streak_params = filter_conditions(filters, {"day_to": "r.gaming_day", "table": "r.table_id"})
+    streak_conditions.insert(0, "r.status = 'settled'")
 
     # Gaps and islands: within a table's settled rounds in number order, rounds of one
     # banker with no other banker's settled round between them share (rn_all - rn_person).
@@ -247,7 +227,7 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
             SELECT r.id, r.table_id, r.pd_player, r.number,
                    row_number() OVER (PARTITION BY r.table_id ORDER BY r.number)
                    - row_number() OVER (PARTITION BY r.table_id, r.pd_player ORDER BY r.number) AS run
-            FROM {ROUND} r {where(streak_conditions)}
+            FROM {ROUND} r {where_clause(streak_conditions)}
         ), streak AS (
             SELECT s.id, row_number() OVER (PARTITION BY s.table_id, s.pd_player, s.run ORDER BY s.number) AS consecutive
             FROM settled s
@@ -259,7 +239,7 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         FROM {ROTATION} e
         JOIN {EVENT} ev ON ev.id = e.event_id
         JOIN {TABLE} t ON t.id = e.table_id
-        {where(rot_conditions)}
+        {where_clause(rot_conditions)}
         UNION ALL
         SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
                r.number, st.consecutive, c.max_consecutive_banks, r.status, NULL, NULL
@@ -267,7 +247,7 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
         LEFT JOIN streak st ON st.id = r.id
-        {where(round_conditions)}
+        {where_clause(round_conditions)}
     """
     params = (*streak_params, *rot_params, *round_params)
     return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
