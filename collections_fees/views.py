@@ -92,28 +92,40 @@ def index(request):
     return redirect("compliance:collections")
 
 
-@require_GET
-@page_for(*READERS)
-@postgresql_only
-def collection_log(request):
-    form = CollectionFilterForm(default_month(request.GET))
+def log_page(request, template: str, form_class, contents):
+    """A paginated log page. The filter form reads the request (this month when no day
+    range is given); an invalid form answers 400 with its errors. Otherwise
+    `contents(filters)` gives the log's rows (SqlRows) and the page's own context."""
+    form = form_class(default_month(request.GET))
     if not form.is_valid():
-        return render(request, "compliance/collections.html", {"form": form, "tables": selectors.table_choices()}, status=400)
+        return render(request, template, {"form": form, "tables": selectors.table_choices()}, status=400)
     filters = form.filters()
-    page = Paginator(selectors.SqlRows(selectors.collection_lines_query(filters)), PAGE_SIZE).get_page(request.GET.get("page"))
+    rows, extra = contents(filters)
     context = {
         "form": form,
         "filters": filters,
         "query_string": filter_query_string(filters),
-        "page": page,
-        "sums": selectors.collection_line_sums(filters),
-        "totals": selectors.daily_totals(filters),
+        "page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page")),
         "tables": selectors.table_choices(),
-        "dealers": selectors.dealer_choices(filters),
-        "drop_form": DropCountForm(initial={"table": filters.table, "gaming_day": filters.day_to}),
         "time_zone": calendar().zone,
+        **extra,
     }
-    return render(request, "compliance/collections.html", context)
+    return render(request, template, context)
+
+
+@require_GET
+@page_for(*READERS)
+@postgresql_only
+def collection_log(request):
+    def contents(filters):
+        return selectors.SqlRows(selectors.collection_lines_query(filters)), {
+            "sums": selectors.collection_line_sums(filters),
+            "totals": selectors.daily_totals(filters),
+            "dealers": selectors.dealer_choices(filters),
+            "drop_form": DropCountForm(initial={"table": filters.table, "gaming_day": filters.day_to}),
+        }
+
+    return log_page(request, "compliance/collections.html", CollectionFilterForm, contents)
 
 
 @require_POST

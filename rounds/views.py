@@ -5,16 +5,15 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 
 from __future__ import annotations
 
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
-from collections_fees.forms import RotationFilterForm, RoundFilterForm, filter_query_string
-from collections_fees.selectors import SqlRows, table_choices
-from collections_fees.views import PAGE_SIZE, csv_export_view, default_month, postgresql_only
+from collections_fees.forms import RotationFilterForm, RoundFilterForm
+from collections_fees.selectors import SqlRows
+from collections_fees.views import csv_export_view, log_page, postgresql_only
 
 from . import selectors
 from .audit import round_verify
@@ -25,20 +24,12 @@ from .models import Round
 @page_for(*READERS)
 @postgresql_only
 def round_history(request):
-    form = RoundFilterForm(default_month(request.GET))
-    if not form.is_valid():
-        return render(request, "compliance/rounds.html", {"form": form, "tables": table_choices()}, status=400)
-    filters = form.filters()
-    rows = SqlRows(selectors.round_history_query(filters, with_lists=False))
-    context = {
-        "form": form,
-        "filters": filters,
-        "query_string": filter_query_string(filters),
-        "page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page")),
-        "tables": table_choices(),
-        "time_zone": calendar().zone,
-    }
-    return render(request, "compliance/rounds.html", context)
+    return log_page(
+        request,
+        "compliance/rounds.html",
+        RoundFilterForm,
+        lambda filters: (SqlRows(selectors.round_history_query(filters, with_lists=False)), {}),
+    )
 
 
 @require_GET
@@ -67,19 +58,12 @@ round_export_csv = csv_export_view("rounds", RoundFilterForm, selectors.round_hi
 @page_for(*READERS)
 @postgresql_only
 def rotation_log(request):
-    form = RotationFilterForm(default_month(request.GET))
-    if not form.is_valid():
-        return render(request, "compliance/rotation.html", {"form": form, "tables": table_choices()}, status=400)
-    filters = form.filters()
-    context = {
-        "form": form,
-        "filters": filters,
-        "query_string": filter_query_string(filters),
-        "page": Paginator(SqlRows(selectors.rotation_log_query(filters)), PAGE_SIZE).get_page(request.GET.get("page")),
-        "tables": table_choices(),
-        "time_zone": calendar().zone,
-    }
-    return render(request, "compliance/rotation.html", context)
+    return log_page(
+        request,
+        "compliance/rotation.html",
+        RotationFilterForm,
+        lambda filters: (SqlRows(selectors.rotation_log_query(filters)), {}),
+    )
 
 
 rotation_export_csv = csv_export_view("rotation", RotationFilterForm, selectors.rotation_log_query)
