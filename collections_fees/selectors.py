@@ -90,11 +90,12 @@ class SqlQuery:
 
 class SqlRows:
     """A query's rows as a lazy sequence for django.core.paginator.Paginator: it asks
-    for `count()` and one slice, so a page costs two queries whatever the log's size."""
+    for `count()` and one slice, so a page costs two queries whatever the log's size
+    (one when the caller already knows the count and passes it)."""
 
-    def __init__(self, query: SqlQuery):
+    def __init__(self, query: SqlQuery, count: int | None = None):
         self.query = query
-        self._count = None
+        self._count = count
 
     def count(self) -> int:
         if self._count is None:

@@ -118,8 +118,12 @@ def log_page(request, template: str, form_class, contents):
 @postgresql_only
 def collection_log(request):
     def contents(filters):
-        return selectors.SqlRows(selectors.collection_lines_query(filters)), {
-            "sums": selectors.collection_line_sums(filters),
+        sums = selectors.collection_line_sums(filters)
+        # Every line is a fee or a refund (a check constraint), and the sums are taken over
+        # the log's own query: their line counts are the log's row count, not queried again.
+        rows = selectors.SqlRows(selectors.collection_lines_query(filters), count=sums["fee_lines"] + sums["refund_lines"])
+        return rows, {
+            "sums": sums,
             "totals": selectors.daily_totals(filters),
             "dealers": selectors.dealer_choices(filters),
             "drop_form": DropCountForm(initial={"table": filters.table, "gaming_day": filters.day_to}),
