@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from collections_fees.exports import CsvExport, manifest_document
-from collections_fees.selectors import Filters, collection_lines_query, fetch_dicts
+from collections_fees.selectors import Filters, SqlRows, collection_lines_query
 
 
 class Command(BaseCommand):
@@ -38,7 +38,7 @@ class Command(BaseCommand):
             raise CommandError("--from is after --to")
         filters = Filters(day_from=day_from, day_to=day_to, table=table, dealer=dealer, payer=payer, player=player)
         query = collection_lines_query(filters)
-        total = fetch_dicts(query.count_sql(), query.params)[0]["count"]
+        total = SqlRows(query).count()
         bar = tqdm(total=total, unit="rows", unit_scale=True, desc="collections", disable=no_progress, file=self.stderr._out)  # the stream behind Django's wrapper, which would end every write with a newline
 
         def progress(rows):
