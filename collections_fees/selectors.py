@@ -244,6 +244,11 @@ def collection_line_sums(filters: Filters) -> dict:
     return sums
 
 
+# The filters the daily totals honour, each with its column (in both collection entries
+# and drop counts); the others are ignored. The daily summary's manifest lists these only.
+DAILY_TOTALS_SCOPE = {"day_from": "gaming_day", "day_to": "gaming_day", "table": "table_id"}
+
+
 def daily_totals(filters: Filters) -> list[dict]:
     """Per table and gaming day: fees, refunds, expected drop (fees - refunds), the drop
     count in force (the latest entered) and the variance (counted - expected).
@@ -252,9 +257,8 @@ def daily_totals(filters: Filters) -> list[dict]:
     table collected that day, whichever dealer or payer. Each entry counts on its own
     gaming day (a refund on the day it was given back). A table and day with a count but
     no collection is listed too (expected 0)."""
-    scope = {"day_from": "gaming_day", "day_to": "gaming_day", "table": "table_id"}
-    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in scope.items()})
-    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in scope.items()})
+    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
+    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
     sql = f"""
         WITH totals AS (
             SELECT ce.table_id, ce.gaming_day,

@@ -200,7 +200,7 @@ def daily_summary(request):
         return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
     filters = form.filters()
     # The summary is per table and day: only the day range and table filters apply.
-    summary_filters = {k: v for k, v in filters.as_dict().items() if k in ("day_from", "day_to", "table")}
+    summary_filters = {k: v for k, v in filters.as_dict().items() if k in selectors.DAILY_TOTALS_SCOPE}
     content, manifest = daily_summary_export(
         totals=selectors.daily_totals(filters), filters=summary_filters, requested_by=request.user.get_username()
     )
