@@ -72,19 +72,6 @@ def role_of(user) -> str | None:
     return next((role for role in _PRECEDENCE if role in names), None)
 
 
-def can_see_tables(user) -> bool:
-    """Every role may look at every table (dealers see the floor they work on)."""
-    return role_of(user) in ROLES
-
-
-def can_read_compliance(user) -> bool:
-    return role_of(user) in ("supervisor", "compliance", "admin")
-
-
-def is_supervisor(user) -> bool:
-    return role_of(user) == "supervisor"
-
-
 def can_drive(actor: Actor, table_id: int) -> bool:
     """May this actor send commands to this table now?"""
     if actor.role in (SYSTEM, "supervisor"):
