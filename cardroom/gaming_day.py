@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 
 @dataclass(frozen=True)
 class Calendar:
-    zone: str = "America/Los_Angeles"
-    day_start: time = time(6, 0)
-    shifts: tuple[tuple[str, time], ...] = (("day", time(6, 0)), ("swing", time(14, 0)), ("grave", time(22, 0)))
+    zone: str
+    day_start: time
+    shifts: tuple[tuple[str, time], ...]
 
     def local(self, moment: datetime) -> datetime:
         return moment.astimezone(ZoneInfo(self.zone))
