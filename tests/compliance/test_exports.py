@@ -19,7 +19,7 @@ from collections_fees.selectors import Filters, collection_lines_query
 
 from .ledger import DAY1, DAY2, VOLUME_DAYS, VOLUME_FEES_PER_DAY
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.compliance.urls")]
+pytestmark = pytest.mark.django_db
 
 EXPORT = "/compliance/collections/export.csv"
 PER_DAY_ROWS = VOLUME_FEES_PER_DAY + VOLUME_FEES_PER_DAY // 50

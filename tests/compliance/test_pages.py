@@ -11,7 +11,7 @@ from collections_fees.selectors import Filters, daily_totals
 
 from .ledger import DAY1, DAY2, VOLUME_DAYS
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.compliance.urls")]
+pytestmark = pytest.mark.django_db
 
 PAGES = [
     "/compliance/",

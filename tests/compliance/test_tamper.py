@@ -127,8 +127,7 @@ def test_an_edit_deep_in_100000_generated_lines_is_found_at_its_seq(ledger):
     ]
 
 
-def test_verify_rounds_reports_a_tampered_settlement_line(ledger, officer_client, settings):
-    settings.ROOT_URLCONF = "tests.compliance.urls"
+def test_verify_rounds_reports_a_tampered_settlement_line(ledger, officer_client):
     rnd = ledger.rounds["exhausted"]
     out = io.StringIO()
     call_command("verify_rounds", "--from", str(DAY1), "--to", str(DAY1), stdout=out)
