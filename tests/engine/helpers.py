@@ -22,6 +22,15 @@ ONE_RATE_FEES = {
     "rates": [{"min": 1, "max": 10**9, "player_fee": 100, "pd_fee": 50}],
 }
 
+# The fee schedule of the service and live tests' tables: each player pays 100, the PD 50
+# per square, for amounts up to 100000.
+FEES = {
+    "payers": "all_players",
+    "player_basis": "ante",
+    "pd_basis": "per_betting_square",
+    "rates": [{"min": 0, "max": 100000, "player_fee": 100, "pd_fee": 50}],
+}
+
 
 def new_game(seats: int = 6, **table) -> TableGame:
     """A fresh table from a replay-style `table` object (without `name`)."""

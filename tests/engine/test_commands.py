@@ -11,6 +11,9 @@ import pytest
 from rounds.engine.errors import ERROR_CODES, CommandError
 from rounds.engine.table import TableConfig
 from tests.engine.helpers import (
+    QUICK_BOARD as BOARD,
+    QUICK_PD as PD_HOLE,
+    QUICK_PLAYER as HOLE_2,
     deal_sequence,
     decide,
     do,
@@ -26,9 +29,6 @@ from tests.engine.helpers import (
 )
 
 LIMITS = {"ante_min": 100, "ante_max": 10000, "trips_min": 50, "trips_max": 1000}
-BOARD = ["Ah", "9s", "7d", "5c", "Jh"]
-PD_HOLE = ["Kc", "Kd"]
-HOLE_2 = ["2c", "3d"]
 
 
 # --- scenarios: a table at each point of a round (PD seat 1, players seats 2 and 3) ----------

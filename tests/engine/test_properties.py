@@ -25,18 +25,14 @@ from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.engine.hands import evaluate
 from rounds.engine.table import COMMAND_TYPES, TableConfig, TableGame
+from tests.engine.helpers import ONE_RATE_FEES, snapshot
 
 WAGER_ORDER = ("ante", "play", "blind", "trips")
 PLAYERS = [f"P-{i}" for i in range(12)]
 
 FEE_SCHEDULES = [
     None,
-    {
-        "payers": "all_players",
-        "player_basis": "ante",
-        "pd_basis": "per_betting_square",
-        "rates": [{"min": 1, "max": 10**9, "player_fee": 100, "pd_fee": 50}],
-    },
+    ONE_RATE_FEES,
     {
         "payers": "players_not_pd",
         "player_basis": "initial_total",
@@ -276,10 +272,6 @@ def _pick(data, options):
 
 
 # --- the property -----------------------------------------------------------------------------
-
-
-def snapshot(game):
-    return json.dumps(game.to_dict(), sort_keys=True)
 
 
 class Checker:

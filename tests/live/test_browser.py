@@ -23,6 +23,7 @@ from django.contrib.auth.models import Group
 from django.db import connection
 
 from rounds.models import Decision, Round, SettlementLine
+from tests.engine.helpers import FEES
 
 from .conftest import make_table, run
 
@@ -151,9 +152,7 @@ def table(transactional_db, django_user_model):
     user = django_user_model.objects.create_user(username="dealer", password="pw")
     # A floor supervisor: drives the tablet and watches the floor in the second window.
     user.groups.add(Group.objects.get_or_create(name="supervisor")[0])
-    fees = {"payers": "all_players", "player_basis": "ante", "pd_basis": "per_betting_square",
-            "rates": [{"min": 0, "max": 100000, "player_fee": 100, "pd_fee": 50}]}
-    table = make_table(seats=6, limits={"ante_min": 500, "ante_max": 100000}, fee_schedule=fees)
+    table = make_table(seats=6, limits={"ante_min": 500, "ante_max": 100000}, fee_schedule=FEES)
     run(
         table.pk,
         *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)],

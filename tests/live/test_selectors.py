@@ -9,17 +9,11 @@ from cardroom.access import Actor
 from tables.models import Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
+from tests.engine.helpers import FEES
 
 from .conftest import make_table, run
 
 pytestmark = pytest.mark.django_db
-
-FEES = {
-    "payers": "all_players",
-    "player_basis": "ante",
-    "pd_basis": "per_betting_square",
-    "rates": [{"min": 0, "max": 100000, "player_fee": 100, "pd_fee": 50}],
-}
 
 
 def view(table):

@@ -1,13 +1,7 @@
 import pytest
 
 from tables.services import command_execute, table_create
-
-FEES = {
-    "payers": "all_players",
-    "player_basis": "ante",
-    "pd_basis": "per_betting_square",
-    "rates": [{"min": 0, "max": 100000, "player_fee": 100, "pd_fee": 50}],
-}
+from tests.engine.helpers import FEES  # noqa: F401  (the service tests import it from here)
 
 
 def run(table, *commands, actor="dealer-1"):
