@@ -31,6 +31,7 @@ from collections_fees.models import CollectionEntry
 from rounds.models import Round
 from tables.models import Table, TableEvent
 from tables.services import command_execute, table_create
+from tests.engine.helpers import dealt_round, seated_with_pd
 
 LA = ZoneInfo("America/Los_Angeles")
 DAY1 = date(2026, 3, 2)
@@ -93,39 +94,15 @@ def run(table, commands, actor):
     return results
 
 
-def seat_players(seats, prefix="P"):
-    return [{"type": "sit", "seat": s, "player": f"{prefix}-{s}"} for s in seats]
-
-
-def dealt_round(players, cards, *, bank=100000, ante=1000, trips=0):
-    """A round dealt by the shuffler procedure from `cards` (players in seat order, then
-    the player-dealer, then the board); everyone checks to the river and plays 1x."""
-    commands = [{"type": "open_round", "bank": bank}]
-    commands += [{"type": "wager", "seat": s, "ante": ante, **({"trips": trips} if trips else {})} for s in players]
-    commands += [{"type": "no_more_bets"}, {"type": "deal", "cards": cards}]
-    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "flop"}]
-    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "turn_river"}]
-    commands += [{"type": "play", "seat": s, "multiple": 1} for s in players]
-    commands += [{"type": "showdown"}, {"type": "settle"}]
-    return commands
-
-
-DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
-
-
-def plain_cards(n_players):
-    return DECK[: 2 * n_players + 7]
-
-
 def build_real_tables(ledger: Ledger, clock: Clock):
     ann, bob = ledger.dealers
     a = ledger.table_a = table_create(name="Real A", config={"seats": 6, "fee_schedule": FEES_A}, created_by="test")
 
     # Gaming day 1, day shift, dealer Ann.
     clock.set(DAY1, time(10, 0))
-    run(a, [*seat_players([1, 2, 3, 4]), {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}], ann)
-    run(a, dealt_round([2, 3, 4], plain_cards(3), ante=1000, trips=100), ann)  # round 1: PD seat 1
-    run(a, dealt_round([2, 3, 4], plain_cards(3), ante=3000), ann)  # round 2: PD seat 1 again -> limit
+    run(a, seated_with_pd([1, 2, 3, 4], pd=1), ann)
+    run(a, dealt_round([2, 3, 4], ante=1000, trips=100), ann)  # round 1: PD seat 1
+    run(a, dealt_round([2, 3, 4], ante=3000), ann)  # round 2: PD seat 1 again -> limit
     # The limit was reached: seat 2 is offered the bank and declines, seat 3 accepts.
     run(a, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 3}], ann)
     # Round 3: the bank runs out. PD seat 3 (bank $5); settlement order 4, 1, 2. Seat 4
@@ -153,11 +130,11 @@ def build_real_tables(ledger: Ledger, clock: Clock):
     # After round 6 the player-dealer passes and everyone declines, the passer last:
     # the game stops for want of a player-dealer.
     clock.set(DAY2, time(15, 0))
-    settled = run(a, dealt_round([1, 2, 4], plain_cards(3), ante=2000), bob)[-1]
+    settled = run(a, dealt_round([1, 2, 4], ante=2000), bob)[-1]
     assert settled["next_offer"] == 4, settled
     ledger.rounds["day2"] = Round.objects.get(table=a, number=5)
     run(a, [{"type": "accept_bank", "seat": 4}], bob)
-    run(a, dealt_round([1, 2, 3], plain_cards(3), ante=1000), bob)
+    run(a, dealt_round([1, 2, 3], ante=1000), bob)
     offer = run(a, [{"type": "pass_bank"}], bob)[0]["offer"]
     while offer is not None:
         offer = run(a, [{"type": "decline_bank", "seat": offer}], bob)[0]["offer"]
@@ -165,17 +142,17 @@ def build_real_tables(ledger: Ledger, clock: Clock):
     # A second table with another schedule (PD pays nothing), dealer Bob, gaming day 1.
     b = ledger.table_b = table_create(name="Real B", config={"seats": 4, "fee_schedule": FEES_B}, created_by="test")
     clock.set(DAY1, time(23, 30))  # grave shift
-    run(b, [*seat_players([1, 2, 3], prefix="Q"), {"type": "offer_bank", "seat": 2}, {"type": "accept_bank", "seat": 2}], bob)
-    run(b, dealt_round([1, 3], plain_cards(2), ante=1500, trips=500), bob)
+    run(b, seated_with_pd([1, 2, 3], pd=2, prefix="Q-"), bob)
+    run(b, dealt_round([1, 3], ante=1500, trips=500), bob)
 
 
 def build_volume(ledger: Ledger, clock: Clock, days=VOLUME_DAYS):
     ann, bob = ledger.dealers
     v = ledger.volume = table_create(name="Volume", config={"seats": 6, "fee_schedule": FEES_A}, created_by="test")
     clock.set(days[0] - timedelta(days=1), time(12, 0))
-    run(v, [*seat_players([1, 2, 3, 4, 5, 6], prefix="V"), {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}], ann)
-    run(v, dealt_round([2, 3, 4, 5, 6], plain_cards(5)), ann)
-    run(v, dealt_round([2, 3, 4, 5, 6], plain_cards(5)), bob)
+    run(v, seated_with_pd([1, 2, 3, 4, 5, 6], pd=1, prefix="V-"), ann)
+    run(v, dealt_round([2, 3, 4, 5, 6]), ann)
+    run(v, dealt_round([2, 3, 4, 5, 6]), bob)
     rounds = list(Round.objects.filter(table=v).order_by("number"))
     events = {}
     for rnd in rounds:

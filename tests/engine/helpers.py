@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.engine.table import TableConfig, TableGame
 
@@ -140,6 +141,27 @@ def quick_round(player_seat: int, bank: int = 10_000, ante: int = 100) -> list[d
         {"type": "showdown", "player_dealer": QUICK_PD, "hands": {str(player_seat): QUICK_PLAYER}},
         {"type": "settle"},
     ]
+
+
+def seated_with_pd(players, pd: int, prefix: str = "P-") -> list[dict]:
+    """Sit `<prefix><seat>` in each of `players` (in that order) and make `pd` the PD."""
+    return seat_all(players, prefix) + make_pd(pd)
+
+
+def dealt_round(players, cards=None, *, bank: int = 100_000, ante: int = 1000, trips: int = 0) -> list[dict]:
+    """A whole round dealt by the shuffler procedure from `cards` (players in seat order,
+    then the PD, then the board; by default the first cards of the unshuffled DECK);
+    every player checks to the river and plays 1x. No Trips wager unless `trips`."""
+    if cards is None:
+        cards = list(DECK[: 2 * len(players) + 2 + 5])
+    commands = [{"type": "open_round", "bank": bank}]
+    commands += [{"type": "wager", "seat": s, "ante": ante, **({"trips": trips} if trips else {})} for s in players]
+    commands += [{"type": "no_more_bets"}, {"type": "deal", "cards": cards}]
+    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "flop"}]
+    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "turn_river"}]
+    commands += [{"type": "play", "seat": s, "multiple": 1} for s in players]
+    commands += [{"type": "showdown"}, {"type": "settle"}]
+    return commands
 
 
 def void(reason: str = "misdeal", approved_by: str = "SUP-1") -> dict:

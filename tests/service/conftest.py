@@ -2,6 +2,7 @@ import pytest
 
 from tables.services import command_execute, table_create
 from tests.engine.helpers import FEES  # noqa: F401  (the service tests import it from here)
+from tests.engine.helpers import dealt_round, seated_with_pd
 
 
 def run(table, *commands, actor="dealer-1"):
@@ -17,26 +18,15 @@ def run_ok(table, *commands, actor="dealer-1"):
 
 
 def seated(seats: int, players: list[int], pd: int) -> list[dict]:
-    """Sit P-<seat> at each seat and make `pd` the player-dealer."""
-    return [{"type": "sit", "seat": s, "player": f"P-{s}"} for s in players] + [
-        {"type": "offer_bank", "seat": pd},
-        {"type": "accept_bank", "seat": pd},
-    ]
+    """Sit P-<seat> at each of `players` and make `pd` the player-dealer. `seats` (the
+    table's size, which the callers pass for reading) is not used."""
+    return seated_with_pd(players, pd)
 
 
 def full_round(players: list[int], *, bank=100000, ante=1000) -> list[dict]:
-    """A whole round with every player checking to the river and playing 1x, dealt by
-    the shuffler procedure from a fixed sequence (players in seat order, then the PD)."""
-    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
-    needed = 2 * len(players) + 2 + 5
-    commands = [{"type": "open_round", "bank": bank}]
-    commands += [{"type": "wager", "seat": s, "ante": ante, "trips": 100} for s in players]
-    commands += [{"type": "no_more_bets"}, {"type": "deal", "cards": deck[:needed]}]
-    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "flop"}]
-    commands += [{"type": "check", "seat": s} for s in players] + [{"type": "turn_river"}]
-    commands += [{"type": "play", "seat": s, "multiple": 1} for s in players]
-    commands += [{"type": "showdown"}, {"type": "settle"}]
-    return commands
+    """A whole round, Trips 100 on every seat, dealt from the unshuffled deck
+    (helpers.dealt_round): every player checks to the river and plays 1x."""
+    return dealt_round(players, bank=bank, ante=ante, trips=100)
 
 
 @pytest.fixture
