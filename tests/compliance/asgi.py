@@ -33,7 +33,6 @@ class StreamedResponse:
     size: int = 0
     sha256: str = ""
     body: bytes | None = None  # kept only when asked (keep_body=True)
-    first_chunk: bytes = b""
 
 
 class AsgiClient:
@@ -100,10 +99,8 @@ class AsgiClient:
                 body = message.get("body", b"")
                 if not body:
                     return
-                if response.chunks == 0:
-                    response.first_chunk = bytes(body)
-                    if on_first_chunk is not None:
-                        await on_first_chunk(body)
+                if response.chunks == 0 and on_first_chunk is not None:
+                    await on_first_chunk(body)
                 response.chunks += 1
                 response.size += len(body)
                 digest.update(body)

@@ -68,10 +68,6 @@ def ref_best(cards) -> tuple[int, tuple[int, ...]]:
     return max(ref_five(five) for five in itertools.combinations(cards, 5))
 
 
-def ref_category(cards) -> str:
-    return CATEGORIES[ref_best(cards)[0]]
-
-
 # --- exhaustive five-card checks ---------------------------------------------------------------
 
 EXPECTED_COUNTS = {

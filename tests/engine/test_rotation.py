@@ -27,11 +27,6 @@ def settle_round(game, player_seat):
     return game, results[-1]
 
 
-def offer(game, command):
-    game, result = do(game, command)
-    return game, result["offer"]
-
-
 def rotation_entries(records):
     return [(r.action, r.seat, r.player) for r in records if isinstance(r, RotationEntry)]
 
