@@ -46,21 +46,17 @@ EXAMPLE_C = {
 }
 
 
-def replay(document, *, raw=None):
+def replay(document, monkeypatch):
     out, err = io.StringIO(), io.StringIO()
-    stdin = io.StringIO(raw if raw is not None else json.dumps(document))
-    old = sys.stdin
-    sys.stdin = stdin
-    try:
+    with monkeypatch.context() as patch:
+        patch.setattr(sys, "stdin", io.StringIO(json.dumps(document)))
         call_command("replay", "-", stdout=out, stderr=err)
-    finally:
-        sys.stdin = old
     return json.loads(out.getvalue())
 
 
 @pytest.mark.django_db
-def test_replay_prints_every_result_and_leaves_nothing_behind():
-    document = replay(EXAMPLE_C)
+def test_replay_prints_every_result_and_leaves_nothing_behind(monkeypatch):
+    document = replay(EXAMPLE_C, monkeypatch)
     results = document["results"]
     assert len(results) == len(EXAMPLE_C["commands"])
     settled = results[-2]
@@ -90,22 +86,18 @@ def test_replay_prints_every_result_and_leaves_nothing_behind():
          "1 to 5 collection rates"),
     ],
 )
-def test_a_malformed_file_exits_2_with_the_reason_on_stderr(raw, reason):
+def test_a_malformed_file_exits_2_with_the_reason_on_stderr(raw, reason, monkeypatch):
     err = io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.StringIO(raw)
-    try:
-        with pytest.raises(SystemExit) as exit_info:
-            call_command("replay", "-", stdout=io.StringIO(), stderr=err)
-    finally:
-        sys.stdin = old
+    monkeypatch.setattr(sys, "stdin", io.StringIO(raw))
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("replay", "-", stdout=io.StringIO(), stderr=err)
     assert exit_info.value.code == 2
     assert reason in err.getvalue()
     assert not Table.objects.exists()
 
 
 @pytest.mark.django_db
-def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path):
+def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, monkeypatch):
     """The way a user runs it: SQLite, a fresh `migrate`, the file on stdin; the
     results are the same as on PostgreSQL."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
@@ -117,6 +109,6 @@ def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
-    assert results == replay(EXAMPLE_C)["results"]
+    assert results == replay(EXAMPLE_C, monkeypatch)["results"]
     missing = subprocess.run(manage + ["replay", str(tmp_path / "nope.json")], env=env, capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
