@@ -64,13 +64,13 @@ def run(args, summary: str) -> None:
     from django.db import connection
 
     from tables.events import WINDOW, publisher
-    from tables.management.commands.seed_demo import FEES, LIMITS, demo_table
+    from tables.management.commands.seed_demo import demo_table
+    from tables.management.commands.simulate_floor import SIM_CONFIG
 
     print(summary)
     call_command("migrate", verbosity=0)
-    config = {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES}
     started = time.monotonic()
-    ids = [demo_table(f"Bench {n}", config, {s: f"B{n}-{s}" for s in (1, 2, 3, 4, 5)}, 1).pk for n in range(args.tables)]
+    ids = [demo_table(f"Bench {n}", SIM_CONFIG, {s: f"B{n}-{s}" for s in (1, 2, 3, 4, 5)}, 1).pk for n in range(args.tables)]
     publisher.drain()
     connection.close()
     print(f"{args.tables} tables created in {time.monotonic() - started:.1f}s")
@@ -152,12 +152,9 @@ def deal(table_ids, rate, deadline, threads, seed, results) -> None:
     setup_django()
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
-    from django.db import connection
 
     from tables import events
-    from tables.management.commands.simulate_floor import next_command
-    from tables.models import Table
-    from tables.services import command_execute
+    from tables.management.commands.simulate_floor import deal_tables
 
     committed: dict[tuple[int, int], float] = {}
     stats = {"ok": 0, "refused": 0, "raw_sent": 0, "raw_bytes": 0}
@@ -176,24 +173,18 @@ def deal(table_ids, rate, deadline, threads, seed, results) -> None:
 
     events._send = send_and_compare
 
-    def dealer(mine, k):
-        rng = random.Random(seed * 100 + k)
-        due = {t: time.time() + rng.random() / rate for t in mine}
-        try:
-            while True:
-                table_id, when = min(due.items(), key=lambda item: item[1])
-                if when >= deadline:
-                    return
-                time.sleep(max(0.0, when - time.time()))
-                state = Table.objects.only("state").get(pk=table_id).state
-                outcome = command_execute(table_id=table_id, command=next_command(state, rng), actor="bench", rng=rng)
-                with lock:
-                    stats["ok" if outcome.ok else "refused"] += 1
-                due[table_id] = max(when, time.time() - 1 / rate) + rng.expovariate(rate)
-        finally:
-            connection.close()
+    def count(command, outcome):
+        with lock:
+            stats["ok" if outcome.ok else "refused"] += 1
 
-    workers = [threading.Thread(target=dealer, args=(table_ids[k::threads], k)) for k in range(threads)]
+    workers = [
+        threading.Thread(
+            target=deal_tables,
+            args=(table_ids[k::threads], rate, deadline, random.Random(seed * 100 + k), count),
+            kwargs={"actor": "bench", "clock": time.time},
+        )
+        for k in range(threads)
+    ]
     for w in workers:
         w.start()
     for w in workers:

@@ -15,14 +15,17 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from tables.events import publisher
+from tables.models import Table
 from tables.selectors import table_view
 from tables.services import command_execute
 
-from .seed_demo import DEMO_TABLES, FEES, LIMITS, demo_table
+from .seed_demo import DEMO_TABLES, demo_table
 
 ACTOR = "simulator"
 BANKS = (50000, 100000, 200000)
 ANTES = (500, 1000, 2500, 5000)
+# Tables beyond the demo floor (and benchmarks.bench_floor's) are set up like Demo UTH-1.
+SIM_CONFIG = DEMO_TABLES["Demo UTH-1"][0]
 
 
 def next_command(state: dict, rng: random.Random) -> dict:
@@ -70,6 +73,29 @@ def _sit(seats: list[dict], rng: random.Random) -> dict:
     return {"type": "sit", "seat": rng.choice(empty), "player": f"G-{rng.randrange(10**6):06d}"}
 
 
+def deal_tables(table_ids, rate, deadline, rng, on_outcome, *, actor=ACTOR, clock=time.monotonic) -> None:
+    """One dealer working `table_ids` until `deadline` (a time on `clock`): about `rate`
+    commands a second at each table, each chosen by next_command and sent through the
+    command service; `on_outcome(command, outcome)` is called after each. Closes this
+    thread's database connection at the end. (benchmarks.bench_floor passes time.time:
+    its dealer processes share one deadline.)"""
+    due = {t: clock() + rng.random() / rate for t in table_ids}
+    try:
+        while True:
+            table_id, when = min(due.items(), key=lambda item: item[1])
+            if when >= deadline:
+                return
+            time.sleep(max(0.0, when - clock()))
+            state = Table.objects.only("state").get(pk=table_id).state
+            command = next_command(state, rng)
+            outcome = command_execute(table_id=table_id, command=command, actor=actor, rng=rng)
+            on_outcome(command, outcome)
+            # Exponential gaps: taps come in bursts and lulls, as at a real table.
+            due[table_id] = max(when, clock() - 1 / rate) + rng.expovariate(rate)
+    finally:
+        connection.close()
+
+
 class Command(BaseCommand):
     help = "Play rounds at N tables through the command service (R commands per second per table, for S seconds)."
 
@@ -88,11 +114,17 @@ class Command(BaseCommand):
         threads = threads or (1 if connection.vendor == "sqlite" else min(8, tables))
         stats = {"ok": 0, "refused": 0, "settled": 0}
         lock = threading.Lock()
+
+        def count(command, outcome):
+            with lock:
+                stats["ok" if outcome.ok else "refused"] += 1
+                stats["settled"] += outcome.ok and command["type"] == "settle"
+
         deadline = time.monotonic() + duration
         workers = [
             threading.Thread(
-                target=self._deal,
-                args=(table_ids[k::threads], rate, deadline, random.Random(None if seed is None else seed + k), stats, lock),
+                target=deal_tables,
+                args=(table_ids[k::threads], rate, deadline, random.Random(None if seed is None else seed + k), count),
             )
             for k in range(threads)
         ]
@@ -115,26 +147,4 @@ class Command(BaseCommand):
         names = list(DEMO_TABLES)
         if n <= len(names):
             return demo_table(names[n - 1], *DEMO_TABLES[names[n - 1]])
-        config = {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES}
-        return demo_table(f"Sim UTH-{n}", config, {s: f"S{n}-{s}" for s in (1, 2, 3, 4, 5)}, 1)
-
-    def _deal(self, table_ids, rate, deadline, rng, stats, lock):
-        from tables.models import Table
-
-        due = {t: time.monotonic() + rng.random() / rate for t in table_ids}
-        try:
-            while True:
-                table_id, when = min(due.items(), key=lambda item: item[1])
-                if when >= deadline:
-                    return
-                time.sleep(max(0.0, when - time.monotonic()))
-                state = Table.objects.only("state").get(pk=table_id).state
-                command = next_command(state, rng)
-                outcome = command_execute(table_id=table_id, command=command, actor=ACTOR, rng=rng)
-                with lock:
-                    stats["ok" if outcome.ok else "refused"] += 1
-                    stats["settled"] += outcome.ok and command["type"] == "settle"
-                # Exponential gaps: taps come in bursts and lulls, as at a real table.
-                due[table_id] = max(when, time.monotonic() - 1 / rate) + rng.expovariate(rate)
-        finally:
-            connection.close()
+        return demo_table(f"Sim UTH-{n}", SIM_CONFIG, {s: f"S{n}-{s}" for s in (1, 2, 3, 4, 5)}, 1)
