@@ -10,7 +10,6 @@ to test-artifacts/ (not committed).
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,11 +18,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 
 from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
+from tests.plugins.services import _free_port
 
 from .conftest import make_table, run
 
@@ -39,12 +38,6 @@ FLAGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Daphne:
@@ -147,11 +140,10 @@ def pick(page, *cards):
 
 
 @pytest.fixture
-def table(transactional_db, django_user_model):
-    """Created before the browsers start (Playwright's loop would stop the events' sending)."""
-    user = django_user_model.objects.create_user(username="dealer", password="pw")
-    # A floor supervisor: drives the tablet and watches the floor in the second window.
-    user.groups.add(Group.objects.get_or_create(name="supervisor")[0])
+def table(transactional_db, dealer):
+    """Created before the browsers start (Playwright's loop would stop the events' sending).
+    `dealer` (tests/live/conftest.py), a floor supervisor, drives the tablet and watches the
+    floor in the second window."""
     table = make_table(seats=6, limits={"ante_min": 500, "ante_max": 100000}, fee_schedule=FEES)
     run(
         table.pk,
