@@ -478,7 +478,7 @@
       h("td", { class: "num" }, line.amount ? money(line.amount) : ""),
       h("td", { class: "num" }, line.uncovered ? money(line.uncovered) : ""),
       h("td", {}, lineInstruction(line))));
-    const seats = s.seats.map((seat) => h("li", {}, `Seat ${seat.seat} (${seat.player}): ${seat.hand ? HAND[seat.hand] : "folded"}, net ${money(seat.net)}`));
+    const seats = s.seats.map((seat) => h("li", {}, `Seat ${seat.seat} (${seat.player}): ${seat.folded || !seat.hand ? "folded" : HAND[seat.hand]}, net ${money(seat.net)}`));
     return h("div", { class: `settlement ${kind}`, "data-round": s.round },
       h("p", {}, `Player-dealer seat ${pd.seat} (${pd.player}): ${HAND[pd.hand]}${pd.qualifies ? "" : ", does not qualify"}.`),
       h("table", { class: "grid lines" },

@@ -64,8 +64,9 @@ class Line:
 class SeatResult:
     seat: int
     player: str
-    hand: str | None
+    hand: str | None  # evaluated whenever the hole cards are known, folded or not
     net: int
+    folded: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,10 @@ class Settlement:
                 "qualifies": self.qualifies,
             },
             "lines": [line.as_dict() for line in self.lines],
-            "seats": [{"seat": s.seat, "player": s.player, "hand": s.hand, "net": s.net} for s in self.seats],
+            "seats": [
+                {"seat": s.seat, "player": s.player, "hand": s.hand, "net": s.net, "folded": s.folded}
+                for s in self.seats
+            ],
             "bank": self.bank,
             "balance": self.balance,
             "pd_net": self.pd_net,
@@ -182,7 +186,8 @@ def settle(
                 line = Line(seat, p.player, wager, stake, "lose", collected, stake - collected)
             seat_lines.append(line)
         lines.extend(seat_lines)
-        seats.append(SeatResult(seat, p.player, hand.category if hand else None, sum(l.net for l in seat_lines)))
+        net = sum(l.net for l in seat_lines)
+        seats.append(SeatResult(seat, p.player, hand.category if hand else None, net, p.folded))
     return Settlement(
         pd_seat=pd_seat,
         pd_player=pd_player,
