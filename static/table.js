@@ -255,8 +255,7 @@
       } else if (a.type === "wager") {
         out.push(wagerForm(seat));
       } else {
-        const ante = seat.wager.ante;
-        const label = a.type === "check" ? "Check" : a.type === "fold" ? "Fold" : `Play ${a.multiple}× (${money(a.multiple * ante)})`;
+        const label = a.type === "check" ? "Check" : a.type === "fold" ? "Fold" : `Play ${a.multiple}× (${money(seat.play_amounts[a.multiple])})`;
         out.push(h("button", { class: `decision ${a.type}`, onclick: () => tap({ ...a, seat: n }) }, label));
       }
     }
@@ -283,7 +282,8 @@
         renderMessage();
         return;
       }
-      tap(t ? { type: "wager", seat: n, ante: a, blind: a, trips: t } : { type: "wager", seat: n, ante: a, blind: a });
+      // The Blind is left out: the engine makes it equal to the Ante.
+      tap(t ? { type: "wager", seat: n, ante: a, trips: t } : { type: "wager", seat: n, ante: a });
     } }, h("label", {}, "Ante = Blind $", ante), h("label", {}, "Trips $", trips),
     h("button", { type: "submit", class: "primary" }, seat.wager ? "Change" : "Bet"));
   }

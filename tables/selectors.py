@@ -15,7 +15,7 @@ from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
-from rounds.engine.table import PLAY_MULTIPLES, TableGame
+from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableGame, play_amount
 from rounds.models import Round
 
 from . import presence
@@ -38,11 +38,21 @@ def table_snapshot(table: Table) -> dict:
 
 # --- the table as the dealer sees it ---------------------------------------------------
 
-_DECISIONS = {
-    "preflop": [{"type": "check"}] + [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["preflop"]],
-    "flop": [{"type": "check"}] + [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["flop"]],
-    "river": [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES["river"]] + [{"type": "fold"}],
-}
+def _decision_templates(street: str) -> list[dict]:
+    """The decision commands the engine allows on a street, one per Play multiple."""
+    templates = []
+    for action, streets in STREET_ACTIONS.items():
+        if street in streets:
+            if action == "play":
+                templates += [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES[street]]
+            else:
+                templates.append({"type": action})
+    return templates
+
+
+_DECISIONS = {street: _decision_templates(street) for street in STREETS}
+# The command that moves the round on from each phase once no decision is pending.
+_ADVANCE = {**{reveal.street: command for command, reveal in REVEALS.items()}, "river": "showdown", "showdown": "settle"}
 
 
 def table_view(state: dict) -> dict:
@@ -59,7 +69,7 @@ def table_view(state: dict) -> dict:
         "pending": pending,
         "next": _next_step(game, pending),
         "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
-        "consecutive_banks": rot.streak if rot.pd_player is not None and rot.pd_player == rot.streak_player else 0,
+        "consecutive_banks": rot.pd_streak,
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
         "picker": _picker(game, pending),
         "bank_left": (preview["balance"] if preview else rnd.bank) if rnd else None,
@@ -78,6 +88,7 @@ def _seat_view(game: TableGame, n: int) -> dict:
     else:
         role = "player"
     owes = bool(entry and rnd.phase in _DECISIONS and entry.owes_decision(rnd.phase))
+    play_amounts = {}
     # Command templates the tablet offers at this seat; the service has the last word.
     if player is None:
         actions = [{"type": "sit"}]
@@ -89,6 +100,8 @@ def _seat_view(game: TableGame, n: int) -> dict:
         actions = [{"type": "leave"}]
     else:
         actions = _DECISIONS[rnd.phase] if owes else []
+        # What each offered Play would wager, by multiple (the engine's rule), for the label.
+        play_amounts = {str(a["multiple"]): play_amount(a["multiple"], entry.ante) for a in actions if a["type"] == "play"}
     return {
         "seat": n,
         "player": player,
@@ -109,6 +122,7 @@ def _seat_view(game: TableGame, n: int) -> dict:
         ),
         "owes": owes,
         "actions": actions,
+        "play_amounts": play_amounts,
     }
 
 
@@ -126,21 +140,21 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
             }
         if rot.pd_seat is None:
             return {"step": "stopped" if rot.stopped else "choose_player_dealer", "commands": [{"type": "offer_bank"}]}
-        if len(game.occupants) < 2:
+        if not game.has_players_besides_pd:
             return {"step": "wait_for_players", "commands": [{"type": "sit"}]}
         return {"step": "open_round", "commands": [{"type": "open_round"}, {"type": "pass_bank"}]}
     if rnd.phase == "betting":
         if not rnd.seats:
             return {"step": "take_wagers", "commands": [{"type": "wager"}]}
         return {"step": "no_more_bets", "commands": [{"type": "no_more_bets"}]}
-    if rnd.phase == "preflop" and not rnd.dealt and not rnd.decisions_made:
+    if rnd.can_deal:
         # Either the software shuffles or a shuffler's sequence is entered, or the cards
         # are dealt by hand and entered as they are revealed (commands.md, `deal`).
         return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
     if pending:
         return {"step": "decisions", "pending": pending, "commands": []}
-    reveal = {"preflop": "flop", "flop": "turn_river", "river": "showdown", "showdown": "settle"}[rnd.phase]
-    return {"step": reveal, "commands": [{"type": reveal}]}
+    advance = _ADVANCE[rnd.phase]
+    return {"step": advance, "commands": [{"type": advance}]}
 
 
 def _picker(game: TableGame, pending: list[int]) -> dict | None:
@@ -148,15 +162,11 @@ def _picker(game: TableGame, pending: list[int]) -> dict | None:
     rnd = game.round
     if rnd is None or rnd.dealt or pending:
         return None
-    if rnd.phase == "preflop":
-        return {"command": "flop", "count": 3}
-    if rnd.phase == "flop":
-        return {"command": "turn_river", "count": 2}
+    for command, reveal in REVEALS.items():
+        if rnd.phase == reveal.street:
+            return {"command": command, "count": reveal.count}
     if rnd.phase in ("river", "showdown"):
-        # commands.md, `showdown`: the PD, every player who did not fold, and every
-        # folded player with Trips.
-        seats = [s.seat for s in sorted(rnd.seats.values(), key=lambda s: s.seat) if not s.folded or s.trips]
-        return {"command": "showdown", "hands": ["player_dealer", *seats]}
+        return {"command": "showdown", "hands": ["player_dealer", *rnd.showdown_seats()]}
     return None
 
 

@@ -58,6 +58,11 @@ class Rotation:
             self.streak_player, self.streak = player, 1
 
     @property
+    def pd_streak(self) -> int:
+        """Consecutive settled rounds the current player-dealer has banked (0 if none)."""
+        return self.streak if self.pd_player is not None and self.pd_player == self.streak_player else 0
+
+    @property
     def pd_at_limit(self) -> bool:
         return self.pd_player is not None and not self.eligible(self.pd_player)
 

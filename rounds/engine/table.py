@@ -38,6 +38,25 @@ MAX_AMOUNT = 10**13
 MAX_TEXT = {"player": 64, "approved_by": 150, "reason": 500}
 STREETS = ("preflop", "flop", "river")
 PLAY_MULTIPLES = {"preflop": (3, 4), "flop": (2,), "river": (1,)}
+# The streets on which each decision is allowed (a Play is allowed on every street).
+STREET_ACTIONS = {"check": ("preflop", "flop"), "play": STREETS, "fold": ("river",)}
+
+
+def play_amount(multiple: int, ante: int) -> int:
+    """The Play wager made at `multiple` times the Ante."""
+    return multiple * ante
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """A command that shows community cards: allowed on `street`, moves to `next_phase`."""
+
+    street: str
+    count: int
+    next_phase: str
+
+
+REVEALS = {"flop": Reveal("preflop", 3, "flop"), "turn_river": Reveal("flop", 2, "river")}
 
 
 # --- configuration -------------------------------------------------------------------
@@ -144,6 +163,16 @@ class RoundState:
     pd_hole: list[str] | None = None
     decisions_made: int = 0
 
+    @property
+    def can_deal(self) -> bool:
+        """`deal` comes right after no more bets, once, before any decision."""
+        return self.phase == "preflop" and not self.dealt and not self.decisions_made
+
+    def showdown_seats(self) -> list[int]:
+        """Seats whose hole cards showdown needs: every player who did not fold, and every
+        folded player with Trips (commands.md, `showdown`)."""
+        return [s.seat for s in _by_seat(self) if not s.folded or s.trips]
+
     def known_cards(self) -> set[str]:
         cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())
         for s in self.seats.values():
@@ -191,6 +220,11 @@ class TableGame:
     @property
     def phase(self) -> str:
         return self.round.phase if self.round else "between_rounds"
+
+    @property
+    def has_players_besides_pd(self) -> bool:
+        """A round needs at least one seated player besides the player-dealer."""
+        return len(self.occupants) >= 2
 
     def to_dict(self) -> dict:
         return {
@@ -409,7 +443,7 @@ def _open_round(step: _Step) -> dict:
     bank = step.amount("bank", required=True)
     if rot.pd_at_limit:
         raise CommandError("rotation_limit", f"{rot.pd_player} has banked the limit of consecutive rounds")
-    if len(game.occupants) < 2:
+    if not game.has_players_besides_pd:
         raise CommandError("no_players", "a round needs at least one player besides the player-dealer")
     game.rounds_opened += 1
     game.round = RoundState(number=game.rounds_opened, bank=bank, pd_seat=rot.pd_seat, pd_player=rot.pd_player)
@@ -480,7 +514,7 @@ def _by_seat(rnd: RoundState) -> list[SeatInRound]:
 def _deal(step: _Step) -> dict:
     game = step.game
     rnd = step.round("preflop")
-    if rnd.dealt or rnd.decisions_made:
+    if not rnd.can_deal:
         raise CommandError("wrong_state", "deal comes right after no more bets, once")
     seats = sorted(rnd.seats)
     needed = dealing.cards_needed(len(seats))
@@ -505,9 +539,8 @@ def _deal(step: _Step) -> dict:
 
 
 def _decide(step: _Step, action: str) -> dict:
-    allowed = {"check": ("preflop", "flop"), "play": STREETS, "fold": ("river",)}[action]
     step.seat()
-    rnd = step.round(*allowed)
+    rnd = step.round(*STREET_ACTIONS[action])
     entry = step.player_in_round(rnd)
     street = rnd.phase
     if not entry.owes_decision(street):
@@ -520,7 +553,7 @@ def _decide(step: _Step, action: str) -> dict:
         if multiple not in PLAY_MULTIPLES[street]:
             allowed_text = " or ".join(f"{m}x" for m in PLAY_MULTIPLES[street])
             raise CommandError("invalid_play_multiple", f"on the {street} the Play wager is {allowed_text} the Ante")
-        entry.play = amount = multiple * entry.ante
+        entry.play = amount = play_amount(multiple, entry.ante)
     elif action == "check":
         entry.checked.append(street)
     else:
@@ -536,8 +569,10 @@ def _require_decisions(rnd: RoundState) -> None:
         raise CommandError("decisions_pending", f"seats {pending} still owe a decision on the {rnd.phase}")
 
 
-def _reveal(step: _Step, phase: str, count: int, next_phase: str) -> dict:
-    rnd = step.round(phase)
+def _reveal(step: _Step) -> dict:
+    reveal = REVEALS[step.command["type"]]
+    count, next_phase = reveal.count, reveal.next_phase
+    rnd = step.round(reveal.street)
     _require_decisions(rnd)
     given = step.command.get("cards")
     if rnd.dealt:
@@ -591,7 +626,7 @@ def _showdown(step: _Step) -> dict:
         if mismatched:
             raise CommandError("card_mismatch", f"entered cards differ from the dealt ones for {mismatched}")
     else:
-        needed = [s.seat for s in _by_seat(rnd) if not s.folded or s.trips]
+        needed = rnd.showdown_seats()
         missing = (["player_dealer"] if pd_cards is None else []) + [s for s in needed if s not in entered]
         if missing:
             raise CommandError("missing_cards", f"showdown needs the hole cards of {missing}")
@@ -694,8 +729,7 @@ _HANDLERS = {
     "check": lambda step: _decide(step, "check"),
     "play": lambda step: _decide(step, "play"),
     "fold": lambda step: _decide(step, "fold"),
-    "flop": lambda step: _reveal(step, "preflop", 3, "flop"),
-    "turn_river": lambda step: _reveal(step, "flop", 2, "river"),
+    **{command: _reveal for command in REVEALS},
     "showdown": _showdown,
     "settle": _settle,
     "void_round": _void_round,

@@ -53,3 +53,45 @@ def test_seat_result_folded_without_hole_cards():
         paytable=paytable_from_config(None),
     )
     assert [(r.seat, r.hand, r.folded) for r in s.seats] == [(2, None, True), (3, "high_card", False)]
+
+
+def test_the_engine_states_showdown_seats_deal_and_reveals_once():
+    from rounds.engine.table import REVEALS, STREET_ACTIONS, play_amount
+
+    game = table_with_pd(1, [2, 3, 4])
+    assert game.has_players_besides_pd
+    game, _ = drive(game, open_round(10000, [wager(2, 100), wager(3, 100, trips=50), wager(4, 100)]))
+    assert game.round.can_deal
+    game, _ = drive(game, [decide(2, "check"), decide(3, "check"), decide(4, "play", 3)])
+    assert not game.round.can_deal  # a decision was made: the cards are dealt by hand
+    assert {name: (r.street, r.count, r.next_phase) for name, r in REVEALS.items()} == {
+        "flop": ("preflop", 3, "flop"),
+        "turn_river": ("flop", 2, "river"),
+    }
+    assert game.round.seats[4].play == play_amount(3, 100) == 300
+    game, _ = drive(
+        game,
+        [
+            {"type": "flop", "cards": ["Ah", "9s", "7d"]},
+            decide(2, "check"),
+            decide(3, "check"),
+            {"type": "turn_river", "cards": ["5c", "Jh"]},
+            decide(2, "fold"),
+            decide(3, "fold"),
+        ],
+    )
+    # Folded without Trips (seat 2) needs no cards; folded with Trips (3) and playing (4) do.
+    assert game.round.showdown_seats() == [3, 4]
+    assert STREET_ACTIONS["fold"] == ("river",) and STREET_ACTIONS["check"] == ("preflop", "flop")
+
+
+def test_rotation_pd_streak_counts_only_the_current_player_dealer():
+    from rounds.engine.rotation import Rotation
+
+    rot = Rotation()
+    assert rot.pd_streak == 0
+    rot.accept(1, "A")
+    rot.round_banked("A")
+    assert rot.pd_streak == 1
+    rot.accept(2, "B")  # B holds the bank; A's streak is not B's
+    assert rot.pd_streak == 0
