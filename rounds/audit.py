@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from rounds.engine.paytables import paytable_from_config
 from rounds.engine.settlement import PlayerHand, Settlement, settle
+from rounds.engine.table import fee_refunds
 
 from .models import Round
+from .selectors import round_cards
 
 
 @dataclass(frozen=True)
@@ -29,12 +31,11 @@ def round_recompute(rnd: Round) -> Settlement:
         stakes[wager.seat][wager.kind] = wager.amount
         players[wager.seat] = wager.player
     folded = {d.seat for d in rnd.decisions.all() if d.action == "fold"}
-    cards: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for card in rnd.cards.all():
-        cards[card.position].append((card.index, card.card))
+    cards = round_cards(rnd)
+    holes = dict(cards.seats)
 
-    def held(position: str) -> tuple[str, ...] | None:
-        return tuple(c for _, c in sorted(cards[position])) or None
+    def held(found: list[str] | None) -> tuple[str, ...] | None:
+        return tuple(found or ()) or None
 
     hands = [
         PlayerHand(
@@ -45,7 +46,7 @@ def round_recompute(rnd: Round) -> Settlement:
             trips=s.get("trips", 0),
             play=s.get("play", 0),
             folded=seat in folded,
-            hole=held(str(seat)),
+            hole=held(holes.get(seat)),
         )
         for seat, s in sorted(stakes.items())
     ]
@@ -53,8 +54,8 @@ def round_recompute(rnd: Round) -> Settlement:
         bank=rnd.bank,
         pd_seat=rnd.pd_seat,
         pd_player=rnd.pd_player,
-        pd_hole=held("player_dealer"),
-        community=held("community"),
+        pd_hole=held(cards.player_dealer),
+        community=held(cards.community),
         players=hands,
         seat_count=rnd.table.seats,
         paytable=paytable_from_config(rnd.config.paytable),
@@ -82,9 +83,9 @@ def round_verify(rnd: Round) -> list[RoundDifference]:
     ):
         if value != want:
             found.append(diff(f"{name}: stored {value}, recomputed {want}"))
-    fees = [c for c in rnd.collections.all() if c.kind == "fee" and c.payer == "player"]
+    fees = [c for c in rnd.collections.all() if c.kind == "fee"]
     refunded = sorted(c.seat for c in rnd.collections.all() if c.kind == "refund")
-    owed = sorted(c.seat for c in fees if c.seat in set(expected.dead_seats))
+    owed = sorted(c.seat for c in fee_refunds(fees, expected))
     if refunded != owed:
         found.append(diff(f"fee refunds: stored for seats {refunded}, due for seats {owed}"))
     return found

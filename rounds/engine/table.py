@@ -644,7 +644,7 @@ def _showdown(step: _Step) -> dict:
         step.emit(StreetReached(rnd.number, "showdown"))
     rnd.phase = "showdown"
     settlement = _settlement(game, rnd)
-    return {**settlement.as_dict(rnd.number), "fee_refunds": _refund_dicts(_fee_refunds(rnd, settlement))}
+    return {**settlement.as_dict(rnd.number), "fee_refunds": _refund_dicts(fee_refunds(rnd.fees, settlement))}
 
 
 def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
@@ -666,9 +666,12 @@ def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
     )
 
 
-def _fee_refunds(rnd: RoundState, settlement: Settlement) -> list[FeeLine]:
+def fee_refunds(fees, settlement: Settlement) -> list:
+    """The player fees refunded after a settlement: those of the seats whose every wager
+    the bank could not act on (game-rules section 9). `fees` are the round's fee lines,
+    or any objects with `payer` and `seat` (the audit passes the stored ones)."""
     dead = set(settlement.dead_seats)
-    return [f for f in rnd.fees if f.payer == "player" and f.seat in dead]
+    return [f for f in fees if f.payer == "player" and f.seat in dead]
 
 
 def _refund_dicts(lines: list[FeeLine]) -> list[dict]:
@@ -679,7 +682,7 @@ def _settle(step: _Step) -> dict:
     game, rot = step.game, step.game.rotation
     rnd = step.round("showdown")
     settlement = _settlement(game, rnd)
-    refunds = _fee_refunds(rnd, settlement)
+    refunds = fee_refunds(rnd.fees, settlement)
     holes = [("player_dealer", i, c) for i, c in enumerate(rnd.pd_hole)]
     holes += [(str(s.seat), i, c) for s in _by_seat(rnd) if s.hole for i, c in enumerate(s.hole)]
     if not rnd.dealt:
