@@ -195,10 +195,15 @@ class TableGame:
 
     def with_config(self, config: TableConfig) -> "TableGame":
         """The same table under a new configuration version (between rounds)."""
-        game = copy.deepcopy(self)
+        game = self._copy()
         game.config = config
         game.rotation.limit = config.max_consecutive_banks
         return game
+
+    def _copy(self) -> "TableGame":
+        """A deep copy of the state that shares the configuration: it is frozen and no
+        command changes it, so copying it on every command is wasted work."""
+        return copy.deepcopy(self, {id(self.config): self.config})
 
     # -- applying commands --
 
@@ -210,7 +215,7 @@ class TableGame:
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise CommandError("invalid_command", f"unknown command type {kind!r}")
-        game = copy.deepcopy(self)
+        game = self._copy()
         step = _Step(game, command, rng or random.SystemRandom())
         result = handler(step)
         return game, {"ok": True, **result}, step.records
