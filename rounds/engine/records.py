@@ -7,7 +7,7 @@ after commit. Records are plain data: the engine never knows about the database.
 
 from dataclasses import asdict, dataclass
 
-from .fees import FeeLine
+from .fees import FeeLine, PlayerWager
 from .settlement import Settlement
 
 
@@ -52,19 +52,10 @@ class RoundOpened(Record):
 
 
 @dataclass(frozen=True)
-class WagerSnapshot:
-    seat: int
-    player: str
-    ante: int
-    blind: int
-    trips: int
-
-
-@dataclass(frozen=True)
 class BetsClosed(Record):
     round: int
     deck: str
-    wagers: tuple[WagerSnapshot, ...]
+    wagers: tuple[PlayerWager, ...]
     fees: tuple[FeeLine, ...]
 
 

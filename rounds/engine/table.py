@@ -26,7 +26,6 @@ from .records import (
     RoundVoided,
     Seated,
     StreetReached,
-    WagerSnapshot,
 )
 from .rotation import Rotation
 from .settlement import PlayerHand, Settlement, settle
@@ -505,7 +504,7 @@ def _no_more_bets(step: _Step) -> dict:
         BetsClosed(
             rnd.number,
             rnd.deck,
-            tuple(WagerSnapshot(w.seat, w.player, w.ante, w.blind, w.trips) for w in wagers),
+            tuple(wagers),
             tuple(rnd.fees),
         )
     )
