@@ -13,6 +13,8 @@ starts a new cycle with `offer_bank`.
 
 from dataclasses import dataclass, field
 
+from .seats import clockwise_after
+
 
 @dataclass
 class Rotation:
@@ -67,7 +69,7 @@ class Rotation:
         return self.pd_player is not None and not self.eligible(self.pd_player)
 
     def _offer_next(self, occupants: dict[int, str], seat_count: int, after_seat: int) -> int | None:
-        clockwise = [(after_seat + k - 1) % seat_count + 1 for k in range(1, seat_count + 1)]
+        clockwise = clockwise_after(after_seat, seat_count)
         for seat in clockwise:
             player = occupants.get(seat)
             if player and player not in self.offered and player != self.passer and self.eligible(player):

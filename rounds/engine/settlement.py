@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .hands import HandValue, evaluate, qualifies
 from .paytables import PayTable
+from .seats import clockwise_after
 
 WAGER_ORDER = ("ante", "play", "blind", "trips")
 
@@ -121,7 +122,7 @@ class Settlement:
 def settlement_order(pd_seat: int, seat_count: int, seats: set[int] | list[int]) -> list[int]:
     """The given seats clockwise, starting at the player-dealer's left (wrapping N -> 1)."""
     present = set(seats)
-    clockwise = [(pd_seat + k - 1) % seat_count + 1 for k in range(1, seat_count)]
+    clockwise = clockwise_after(pd_seat, seat_count)[:-1]  # the player-dealer's own seat last: left out
     return [seat for seat in clockwise if seat in present]
 
 
