@@ -120,14 +120,15 @@ def assess_fees(
         return []
     lines: list[FeeLine] = []
     square_rates = []
+    total_basis = 0
     for w in wagers:
         basis = schedule.player_basis_of(w.ante, w.blind, w.trips)
+        total_basis += basis
         rate = schedule.rate_for(basis)
         square_rates.append(rate)
         if schedule.payers != "pd_only":
             lines.append(FeeLine(w.seat, w.player, "player", schedule.rates[rate].player_fee, basis, rate + 1))
     if schedule.payers != "players_not_pd":
-        total_basis = sum(schedule.player_basis_of(w.ante, w.blind, w.trips) for w in wagers)
         if schedule.pd_basis == "per_betting_square":
             amount = sum(schedule.rates[r].pd_fee for r in square_rates)
             rate = square_rates[-1]
