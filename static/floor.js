@@ -11,10 +11,7 @@
   const dirty = new Set();
   let frame = null;
   const tbody = document.getElementById("floor-rows");
-  const STREET = {
-    between_rounds: "between rounds", betting: "betting", preflop: "pre-flop", flop: "flop",
-    river: "river", showdown: "showdown",
-  };
+  const street = (name) => Live.PHASE[name].toLowerCase();
 
   function take(row) {
     const had = rows.get(row.table);
@@ -32,7 +29,7 @@
     return h("tr", { "data-table": r.table, "data-seq": r.seq, class: r.alerts.length ? "has-alerts" : "" },
       h("td", {}, h("a", { href: `/tables/${r.table}/` }, r.name)),
       h("td", { class: "open" }, r.open ? "Open" : "Closed"),
-      h("td", { class: "street" }, r.round ? `#${r.round} ${STREET[r.street]}` : STREET[r.street]),
+      h("td", { class: "street" }, r.round ? `#${r.round} ${street(r.street)}` : street(r.street)),
       h("td", { class: "pd" }, pd),
       h("td", { class: "num bank-left" }, money(r.bank_left)),
       h("td", { class: "num seated" }, `${r.seated} / ${r.seats}`),

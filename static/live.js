@@ -86,10 +86,16 @@ const Live = (() => {
     return el;
   }
 
+  // The engine's phases (TableGame.phase) as the screens name them.
+  const PHASE = {
+    between_rounds: "Between rounds", betting: "Betting", preflop: "Pre-flop", flop: "Flop",
+    river: "River", showdown: "Showdown",
+  };
+
   const STATUS_TEXT = {
     connecting: "Connecting…", open: "Live", closed: "Offline: reconnecting…",
     logged_out: "Logged out: log in again",
   };
 
-  return { applyEvent, Socket, money, toCents, h, STATUS_TEXT };
+  return { applyEvent, Socket, money, toCents, h, PHASE, STATUS_TEXT };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { h, money, toCents } = Live;
+  const { h, money, toCents, PHASE } = Live;
   const page = JSON.parse(document.getElementById("page-data").textContent);
   const app = document.getElementById("app");
   const isTablet = app.dataset.mode === "tablet";
@@ -145,10 +145,6 @@
   const view = () => snapshot.view;
   const seatOf = (n) => view().seats[n - 1];
   const playerAt = (n) => (seatOf(n) || {}).player;
-  const PHASE = {
-    between_rounds: "Between rounds", betting: "Betting", preflop: "Pre-flop", flop: "Flop",
-    river: "River", showdown: "Showdown",
-  };
   const HAND = {
     high_card: "high card", one_pair: "one pair", two_pair: "two pair", three_of_a_kind: "three of a kind",
     straight: "straight", flush: "flush", full_house: "full house", four_of_a_kind: "four of a kind",
