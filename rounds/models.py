@@ -30,6 +30,9 @@ class Round(models.Model):
     balance = models.BigIntegerField(null=True, blank=True)
     pd_net = models.BigIntegerField(null=True, blank=True)
     exhausted = models.BooleanField(null=True, blank=True)
+    pd_consecutive = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="the player-dealer's consecutive banked rounds, this one included (settled rounds)"
+    )
     settlement = models.JSONField(null=True, blank=True, help_text="the settlement as shown to the dealer")
     void_reason = models.TextField(blank=True)
     void_approved_by = models.CharField(max_length=150, blank=True)

@@ -202,12 +202,11 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     pass, limit reached and game stop (RotationLogEntry, entry `rotation`), and every
     round with who banked it (entry `banked`).
 
-    `consecutive` is the position of a settled round in its banker's unbroken run of
-    settled rounds at the table (voided rounds are in no run: they do not count for
-    rotation, and their status says why); `bank_limit` is the table's limit in the
-    configuration version the round was played under. The run is computed over the
-    table's whole history up to the last day asked for, so a run begun before the range
-    is counted from its start."""
+    `consecutive` is the banker's run of consecutive banked rounds, this one included, as
+    the rules engine counted it when the round settled (Round.pd_consecutive; voided
+    rounds are in no run: they do not count for rotation, and their status says why);
+    `bank_limit` is the table's limit in the configuration version the round was played
+    under. The log shows the count the engine enforced rather than working it out again."""
     rot_conditions, rot_params = filter_conditions(
         filters,
         {"day_from": "ev.gaming_day", "day_to": "ev.gaming_day", "table": "e.table_id", "player": "e.player"},
@@ -216,22 +215,7 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         filters,
         {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
     )
-    # The runs are counted from the table's first settled round: no lower day bound.
-    streak_conditions, streak_params = filter_conditions(filters, {"day_to": "r.gaming_day", "table": "r.table_id"})
-    streak_conditions.insert(0, "r.status = 'settled'")
-
-    # Gaps and islands: within a table's settled rounds in number order, rounds of one
-    # banker with no other banker's settled round between them share (rn_all - rn_person).
     sql = f"""
-        WITH settled AS (
-            SELECT r.id, r.table_id, r.pd_player, r.number,
-                   row_number() OVER (PARTITION BY r.table_id ORDER BY r.number)
-                   - row_number() OVER (PARTITION BY r.table_id, r.pd_player ORDER BY r.number) AS run
-            FROM {ROUND} r {where_clause(streak_conditions)}
-        ), streak AS (
-            SELECT s.id, row_number() OVER (PARTITION BY s.table_id, s.pd_player, s.run ORDER BY s.number) AS consecutive
-            FROM settled s
-        )
         SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
                ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
                NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
@@ -242,12 +226,11 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         {where_clause(rot_conditions)}
         UNION ALL
         SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
-               r.number, st.consecutive, c.max_consecutive_banks, r.status, NULL, NULL
+               r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL
         FROM {ROUND} r
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
-        LEFT JOIN streak st ON st.id = r.id
         {where_clause(round_conditions)}
     """
-    params = (*streak_params, *rot_params, *round_params)
+    params = (*rot_params, *round_params)
     return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)

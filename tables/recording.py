@@ -208,6 +208,7 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
         pd_net=s.pd_net,
         exhausted=s.exhausted,
         settlement=ledger.event.result,
+        pd_consecutive=rec.consecutive_banks,
     )
 
 

@@ -92,6 +92,7 @@ class RoundSettled(Record):
     round: int
     settlement: Settlement
     fee_refunds: tuple[FeeLine, ...]
+    consecutive_banks: int  # the player-dealer's run of banked rounds, this one included
 
 
 @dataclass(frozen=True)

@@ -691,9 +691,9 @@ def _settle(step: _Step) -> dict:
     holes += [(str(s.seat), i, c) for s in _by_seat(rnd) if s.hole for i, c in enumerate(s.hole)]
     if not rnd.dealt:
         step.emit(CardsDealt(rnd.number, tuple(holes), "entered"))
-    step.emit(RoundSettled(rnd.number, settlement, tuple(refunds)))
     game.round = None
     rot.round_banked(rnd.pd_player)
+    step.emit(RoundSettled(rnd.number, settlement, tuple(refunds), consecutive_banks=rot.streak))
     next_offer = None
     if rot.pd_at_limit:
         step.emit(RotationEntry("limit_reached", rnd.pd_seat, rnd.pd_player, rnd.number))

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.engine.hands import evaluate
+from rounds.engine.records import RoundSettled
 from rounds.engine.table import COMMAND_TYPES, TableConfig, TableGame
 from tests.engine.helpers import ONE_RATE_FEES, snapshot
 
@@ -287,7 +288,7 @@ class Checker:
     def at_limit(self, person) -> bool:
         return person == self.banker and self.streak >= self.limit
 
-    def accepted(self, before: TableGame, command: dict, after: TableGame, result: dict):
+    def accepted(self, before: TableGame, command: dict, after: TableGame, result: dict, records: list):
         assert result["ok"] is True
         # the state is plain data that survives JSON
         assert TableGame.from_dict(json.loads(json.dumps(after.to_dict()))) == after
@@ -306,6 +307,9 @@ class Checker:
         elif kind == "settle":
             self.check_settlement(before, result)
             self.fees = []
+            # the run recorded with the round (the rotation log shows it) is the one counted here
+            (settled,) = [r for r in records if isinstance(r, RoundSettled)]
+            assert settled.consecutive_banks == self.streak
         # the person at the limit is never offered the bank (checked after settle's own update)
         for key in ("offer", "next_offer"):
             if result.get(key) is not None:
@@ -383,11 +387,11 @@ def run_stream(data, steps: int, junk_weight: int):
             command = valid_command(data, game, seed)
         before = snapshot(game)
         try:
-            new, result, _ = game.apply(command, rng=random.Random(step))
+            new, result, records = game.apply(command, rng=random.Random(step))
         except CommandError:
             assert snapshot(game) == before, f"refused {command!r} changed the game"
             continue
-        checker.accepted(game, command, new, result)
+        checker.accepted(game, command, new, result, records)
         assert snapshot(game) == before, "apply changed the original game"
         game = new
     return checker
