@@ -49,6 +49,7 @@ def run(days: int, repeats: int) -> None:
     from asgiref.sync import async_to_sync
     from django.conf import settings
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
     from django.db import connection
     from django.test import Client
     from django.test.utils import (
@@ -94,6 +95,7 @@ def run(days: int, repeats: int) -> None:
         print(f"generator (COPY, chunked, SHA-256): {rows:,} rows, {job.bytes / 2**20:.1f} MiB in {best:.2f} s = {rows / best:,.0f} rows/s")
 
         user = get_user_model().objects.create_user("bench")
+        user.groups.add(Group.objects.get(name="compliance"))  # exports are for compliance staff
         client = Client()
         client.force_login(user)
         asgi = AsgiClient(client)
