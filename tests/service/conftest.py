@@ -1,8 +1,7 @@
 import pytest
 
 from tables.services import command_execute, table_create
-from tests.engine.helpers import FEES  # noqa: F401  (the service tests import it from here)
-from tests.engine.helpers import dealt_round, seated_with_pd
+from tests.engine.helpers import dealt_round
 
 
 def run(table, *commands, actor="dealer-1"):
@@ -15,12 +14,6 @@ def run_ok(table, *commands, actor="dealer-1"):
     for command, result in zip(commands, results):
         assert result["ok"], (command, result)
     return results
-
-
-def seated(seats: int, players: list[int], pd: int) -> list[dict]:
-    """Sit P-<seat> at each of `players` and make `pd` the player-dealer. `seats` (the
-    table's size, which the callers pass for reading) is not used."""
-    return seated_with_pd(players, pd)
 
 
 def full_round(players: list[int], *, bank=100000, ante=1000) -> list[dict]:

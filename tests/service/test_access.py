@@ -15,7 +15,9 @@ from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, DealerAssignment, RoundCorrection
 from tables.services import command_execute, table_configure, table_open_close
 
-from .conftest import FEES, full_round, run_ok, seated
+from tests.engine.helpers import FEES, seated_with_pd
+
+from .conftest import full_round, run_ok
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +73,7 @@ def test_an_assignment_for_another_shift_does_not_count(staff):
 
 def open_round_with_fees(staff):
     table = staff["table"]
-    run_ok(table, *seated(6, [1, 2], pd=1), {"type": "open_round", "bank": 5000},
+    run_ok(table, *seated_with_pd([1, 2], pd=1), {"type": "open_round", "bank": 5000},
            {"type": "wager", "seat": 2, "ante": 500}, {"type": "no_more_bets"})
     return table
 
@@ -109,7 +111,7 @@ def test_a_supervisor_cannot_approve_their_own_request(staff):
 
 def test_a_correction_is_a_reversing_entry_referencing_the_original(staff):
     table = staff["table"]
-    run_ok(table, *seated(6, [1, 2, 3], pd=1), *full_round([2, 3]))
+    run_ok(table, *seated_with_pd([1, 2, 3], pd=1), *full_round([2, 3]))
     original = Round.objects.get(table=table, number=1)
     approval = approval_request(
         actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="correction", payload={"round": 1, "reason": "misread hand"}

@@ -10,7 +10,9 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, TableConfig, TableEvent
 from tables.services import command_execute, table_configure
 
-from .conftest import FEES, full_round, run, run_ok, seated
+from tests.engine.helpers import FEES, seated_with_pd
+
+from .conftest import full_round, run, run_ok
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +101,7 @@ def test_worked_example_b_is_recorded_in_the_ledger(make_table):
 
 def test_limit_reached_starts_offers_and_is_logged(make_table):
     table = make_table()
-    run_ok(table, *seated(6, [1, 2, 3], pd=2), *full_round([1, 3]))
+    run_ok(table, *seated_with_pd([1, 2, 3], pd=2), *full_round([1, 3]))
     second = run_ok(table, *full_round([1, 3]))[-1]
     assert second["next_offer"] == 3 and second["player_dealer_next"] is None
     run_ok(table, {"type": "decline_bank", "seat": 3}, {"type": "decline_bank", "seat": 1})
@@ -143,7 +145,7 @@ def snapshot_of_everything(table):
 )
 def test_a_refused_command_changes_nothing(make_table, command, code):
     table = make_table()
-    run_ok(table, *seated(6, [1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
+    run_ok(table, *seated_with_pd([1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
     before = snapshot_of_everything(table)
     outcome = command_execute(table_id=table.pk, command=command, actor="dealer-1")
     assert outcome.result["ok"] is False and outcome.result["error"]["code"] == code
@@ -223,7 +225,7 @@ def _some_change(model):
 
 def test_a_settled_round_is_frozen_but_an_open_one_moves(make_table):
     table = make_table()
-    run_ok(table, *seated(6, [1, 2], pd=1), {"type": "open_round", "bank": 5000})
+    run_ok(table, *seated_with_pd([1, 2], pd=1), {"type": "open_round", "bank": 5000})
     open_round = Round.objects.get(table=table, number=1)
     Round.objects.filter(pk=open_round.pk).update(street="betting")  # allowed while in progress
     run_ok(table, *full_round([2])[1:])
@@ -235,7 +237,7 @@ def test_a_settled_round_is_frozen_but_an_open_one_moves(make_table):
 
 def test_a_void_refunds_every_fee_and_does_not_count_for_rotation(make_table):
     table = make_table(fee_schedule=FEES, max_consecutive_banks=1)
-    run_ok(table, *seated(6, [1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
+    run_ok(table, *seated_with_pd([1, 2, 3], pd=1), {"type": "open_round", "bank": 5000})
     run_ok(table, {"type": "wager", "seat": 2, "ante": 500}, {"type": "no_more_bets"})
     voided = run_ok(table, {"type": "void_round", "reason": "shuffler jam", "approved_by": "sup-7"})[0]
     assert voided["refunds"] == [{"seat": 1, "payer": "player_dealer", "amount": 50}, {"seat": 2, "payer": "player", "amount": 100}]
@@ -249,7 +251,7 @@ def test_a_void_refunds_every_fee_and_does_not_count_for_rotation(make_table):
 
 def test_configuration_changes_make_new_versions_and_rounds_keep_theirs(make_table):
     table = make_table(fee_schedule=FEES)
-    run_ok(table, *seated(6, [1, 2], pd=1), *full_round([2]))
+    run_ok(table, *seated_with_pd([1, 2], pd=1), *full_round([2]))
     first_config = table.config
     table_configure(table_id=table.pk, config={"paytable": "UTH-04", "fee_schedule": FEES}, changed_by="sup-1")
     table.refresh_from_db()
@@ -272,7 +274,7 @@ def test_queries_per_command_do_not_grow_with_seats(make_table):
 
     def queries_per_command(players):
         table = make_table(seats=8, fee_schedule=FEES)
-        run_ok(table, *seated(8, players + [8], pd=8))
+        run_ok(table, *seated_with_pd(players + [8], pd=8))
         counts = {}
         for command in full_round(players):
             with CaptureQueriesContext(connection) as ctx:
@@ -299,7 +301,7 @@ def test_queries_per_command_do_not_grow_with_seats(make_table):
 def test_values_the_ledger_cannot_record_are_refused_cleanly(make_table, command, code):
     table = make_table()
     if command["type"] == "open_round":
-        run_ok(table, *seated(6, [1, 2], pd=1))
+        run_ok(table, *seated_with_pd([1, 2], pd=1))
     before = snapshot_of_everything(table)
     result = command_execute(table_id=table.pk, command=command, actor="dealer-1").result
     assert result["error"]["code"] == code

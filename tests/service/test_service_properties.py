@@ -17,7 +17,7 @@ from rounds.models import SettlementLine
 from tables.models import TableEvent
 from tables.services import command_execute, table_create
 
-from .conftest import FEES
+from tests.engine.helpers import FEES
 
 SEATS = 6
 

@@ -12,7 +12,9 @@ from cardroom.gaming_day import calendar
 from tables.approvals import approval_request
 from tables.models import ApprovalDecision, DealerAssignment
 
-from .conftest import run_ok, seated
+from tests.engine.helpers import seated_with_pd
+
+from .conftest import run_ok
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +34,7 @@ def logged_in(user):
 def test_the_queue_shows_why_a_decision_was_refused(make_table):
     sup, sup2 = person("sam", "supervisor"), person("sue", "supervisor")
     table = make_table()
-    run_ok(table, *seated(6, [1, 2], pd=1), {"type": "open_round", "bank": 5000})
+    run_ok(table, *seated_with_pd([1, 2], pd=1), {"type": "open_round", "bank": 5000})
     approval = approval_request(actor=Actor.of(sup), table_id=table.pk, kind="void", payload={"reason": "misdeal"})
 
     own = logged_in(sup).post("/staff/approvals/", {"approval": approval.pk, "approve": "1"}, follow=True)
