@@ -86,14 +86,7 @@ def approval_queue(request):
 def _decide_on_device(request, approval_id: int, *, approve: bool) -> None:
     """The queue's decision, its outcome shown as a message on the queue."""
     try:
-        _, outcome = approval_decide(
-            approval_id=approval_id,
-            decider=request.user,
-            approve=approve,
-            via="device",
-            session=request_session(request),
-            address=request_address(request),
-        )
+        _, outcome = _decide_as(request, approval_id, request.user, approve, via="device")
     except CommandError as err:
         messages.error(request, f"Not decided: {err.message}")
         return
@@ -107,16 +100,21 @@ def _decide_on_device(request, approval_id: int, *, approve: bool) -> None:
         messages.success(request, "Approved." if approve else "Refused.")
 
 
+def _decide_as(request, approval_id, decider, approve, *, via):
+    """`decider` decides, on this request's session and address (the audit keeps both)."""
+    return approval_decide(
+        approval_id=approval_id,
+        decider=decider,
+        approve=approve,
+        via=via,
+        session=request_session(request),
+        address=request_address(request),
+    )
+
+
 def _decide(request, approval_id, decider, approve, *, via):
     try:
-        decision, outcome = approval_decide(
-            approval_id=approval_id,
-            decider=decider,
-            approve=approve,
-            via=via,
-            session=request_session(request),
-            address=request_address(request),
-        )
+        decision, outcome = _decide_as(request, approval_id, decider, approve, via=via)
     except CommandError as err:
         return _error(err, status=403 if err.code == "not_authorized" else 400)
     except Approval.DoesNotExist:
