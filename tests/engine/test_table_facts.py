@@ -1,4 +1,6 @@
-"""Tests for the review mends: facts the engine now states once for its readers."""
+"""What the engine states once for its readers (the tablet view, the audit): a folded
+seat says so in its result, the seats showdown needs, when deal and each reveal are
+allowed, the Play amount and the player-dealer's current run."""
 
 from rounds.engine.settlement import PlayerHand, settle
 from rounds.engine.paytables import paytable_from_config
