@@ -200,7 +200,16 @@ class Publisher:
         if target is not None and target.is_running():
             # Through the loop the consumers run on: the in-memory layer's queues belong to it.
             future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), target)
-            await asyncio.wait_for(asyncio.wrap_future(future), timeout=5)
+            try:
+                await asyncio.wait_for(asyncio.wrap_future(future), timeout=5)
+            except asyncio.CancelledError:
+                if asyncio.current_task().cancelling():
+                    raise  # this publisher itself is being stopped
+                # That loop cancelled the send, as a loop shutting down cancels whatever is
+                # pending (Daphne's on exit, a test's asyncio.run). It is one lost send, not
+                # the end of the publisher: raised as CancelledError it would stop _pump,
+                # and with it every later floor row and table event of this process.
+                raise ConnectionAbortedError(f"the consumers' event loop cancelled the send to {group}") from None
         else:
             # No consumer in this process (a management command, a worker): send with a
             # layer of our own, whose Redis connections belong to this thread's loop.

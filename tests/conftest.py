@@ -6,6 +6,9 @@ Add further shared fixtures below this one.
 """
 
 import os
+import sys
+import threading
+import traceback
 
 import pytest
 
@@ -24,17 +27,30 @@ def redis_url():
     return url
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item):
     """Let the floor publisher finish before the test's fixtures are torn down.
 
     Its thread reads a coalesced floor row up to tables.events.WINDOW after a test's last
     command. A transactional test's teardown TRUNCATEs every table at that moment, and
     PostgreSQL may then pick the TRUNCATE as the victim of a deadlock with that read
-    ("Database test_cardroom couldn't be flushed"). This hook runs before any fixture
-    finalizer (tryfirst, ahead of pytest's own teardown), whichever fixture brought the
-    database.
+    ("Database test_cardroom couldn't be flushed"). This wrapper runs before any fixture
+    finalizer, whichever fixture brought the database.
+
+    The teardown itself always runs: a publisher that has not settled fails this test,
+    with where its thread stands, but must not leave the test's transaction (and its
+    locks) open for every later test.
     """
     from tables.events import publisher
 
-    assert publisher.drain(timeout=10), "the floor publisher did not settle within 10 s"
+    settled = publisher.drain(timeout=10)
+    yield
+    assert settled, f"the floor publisher did not settle within 10 s:\n{publisher_thread_stack()}"
+
+
+def publisher_thread_stack() -> str:
+    for thread in threading.enumerate():
+        if thread.name == "publisher":
+            frame = sys._current_frames().get(thread.ident)
+            return "".join(traceback.format_stack(frame)) if frame else "(no frame)"
+    return "its thread is not running: it has stopped"

@@ -1,13 +1,14 @@
 """Accepted commands reach subscribers through the real Redis channel layer, after commit."""
 
 import asyncio
+import threading
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from tables.events import FLOOR_GROUP, table_group
+from tables.events import FLOOR_GROUP, publisher, table_group
 from tables.services import command_execute, table_create
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -38,3 +39,45 @@ def test_an_accepted_command_is_published_to_its_table_and_the_floor(redis_url, 
         await sync_to_async(lambda: connection.close())()  # the worker thread's own connection
 
     asyncio.run(scenario())
+
+
+def test_the_floor_publisher_outlives_a_consumer_loop_that_cancels_its_send(redis_url):
+    """The loop the consumers run on (Daphne's; a test's `asyncio.run`) cancels whatever
+    is pending when it shuts down, a floor row on its way included. That is the end of
+    one send, not of the publisher: the floor must go on getting rows, and a command's
+    answer must never wait on a dead publisher. (A cancelled send once stopped the
+    publisher's thread for good, after which every command waited 10 s to publish.)"""
+
+    def cancel_each_task(loop, coro, **kwargs):
+        task = asyncio.Task(coro, loop=loop, **kwargs)
+        task.cancel()  # as a loop shutting down does with its pending tasks
+        return task
+
+    consumer_loop = asyncio.new_event_loop()
+    consumer_loop.set_task_factory(cancel_each_task)
+    consumer_thread = threading.Thread(target=consumer_loop.run_forever, daemon=True)
+    consumer_thread.start()
+    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    try:
+        publisher.consumer_loop = consumer_loop
+        publisher.changed(table.pk)  # its row goes through the consumer loop, which cancels it
+        assert publisher.drain(timeout=10), "the publisher stopped after a cancelled send"
+    finally:
+        publisher.consumer_loop = None
+        consumer_loop.call_soon_threadsafe(consumer_loop.stop)
+        consumer_thread.join(timeout=5)
+        consumer_loop.close()
+
+    async def the_next_change_reaches_the_floor():
+        layer = get_channel_layer()
+        floor = await layer.new_channel()
+        await layer.group_add(FLOOR_GROUP, floor)
+        await sync_to_async(command_execute)(
+            table_id=table.pk, command={"type": "sit", "seat": 1, "player": "P-1"}, actor="d"
+        )
+        message = await asyncio.wait_for(layer.receive(floor), timeout=5)
+        assert (message["table"], message["seq"], message["command_type"]) == (table.pk, 1, "sit")
+        await layer.flush()
+        await sync_to_async(lambda: connection.close())()
+
+    asyncio.run(the_next_change_reaches_the_floor())
