@@ -126,6 +126,7 @@ class Publisher:
         self._idle = threading.Event()
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._wakeup: asyncio.Event | None = None
         self._own = self._own_for = None  # our own channel layer, and the shared one it copies
 
@@ -143,14 +144,18 @@ class Publisher:
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait until every floor change has been sent (a management command calls this
-        before it exits, since the publisher's thread dies with the process)."""
+        before it exits, since the publisher's thread dies with the process). False if
+        they were not sent in time, and at once if the publisher's thread has stopped."""
+        if self._thread is not None and not self._thread.is_alive():
+            return self._idle.is_set()
         return self._idle.wait(timeout)
 
     def _start(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None:
                 ready = threading.Event()
-                threading.Thread(target=self._run, args=(ready,), name="publisher", daemon=True).start()
+                self._thread = threading.Thread(target=self._run, args=(ready,), name="publisher", daemon=True)
+                self._thread.start()
                 ready.wait()
             return self._loop
 
