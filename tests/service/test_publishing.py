@@ -2,13 +2,14 @@
 
 import asyncio
 import threading
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from tables.events import FLOOR_GROUP, publisher, table_group
+from tables.events import FLOOR_GROUP, Publisher, publisher, table_group
 from tables.services import command_execute, table_create
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -81,3 +82,18 @@ def test_the_floor_publisher_outlives_a_consumer_loop_that_cancels_its_send(redi
         await sync_to_async(lambda: connection.close())()
 
     asyncio.run(the_next_change_reaches_the_floor())
+
+
+# The thread's end is this test's doing; pytest would otherwise report it as a warning.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_draining_a_publisher_whose_thread_has_stopped_answers_at_once():
+    """seed_demo, simulate_floor and each test's teardown drain the publisher; if its
+    thread has died, they must hear so at once rather than each wait the whole timeout."""
+    stopped = Publisher(window=0.2)
+    stopped.changed(1)  # starts its thread, with a floor row to send
+    stopped._loop.call_soon_threadsafe(stopped._loop.stop)  # the thread ends, the row unsent
+    stopped._thread.join(timeout=5)
+    assert not stopped._thread.is_alive()
+    started = time.monotonic()
+    assert stopped.drain(timeout=30) is False
+    assert time.monotonic() - started < 5
