@@ -164,6 +164,36 @@ def dealt_round(players, cards=None, *, bank: int = 100_000, ante: int = 1000, t
     return commands
 
 
+EXAMPLE_B_BOARD = ["Ah", "Kh", "7h", "7c", "2d"]
+EXAMPLE_B_PD = ["Ks", "Qd"]
+EXAMPLE_B_HOLES = {2: ["Qh", "Jh"], 3: ["As", "Ad"], 4: ["3c", "4c"]}
+
+
+def example_b(*, dealt: bool) -> list[dict]:
+    """Worked example B of game-rules section 11 (the bank runs out) up to the showdown:
+    P-1 banks 4000 in seat 1 against seats 2-4. The cards are dealt from a shuffler
+    sequence (`dealt`), or else typed in by the dealer as they are revealed."""
+    board, holes = EXAMPLE_B_BOARD, EXAMPLE_B_HOLES
+    commands = seated_with_pd([1, 2, 3, 4], pd=1) + open_round(
+        4000, [wager(2, 500), wager(3, 500, trips=300), wager(4, 500)]
+    )
+    if dealt:
+        commands.append({"type": "deal", "cards": deal_sequence("shuffler", holes, EXAMPLE_B_PD, board)})
+    flop, turn_river = ({}, {}) if dealt else ({"cards": board[:3]}, {"cards": board[3:]})
+    showdown = {} if dealt else {"player_dealer": EXAMPLE_B_PD, "hands": {str(s): h for s, h in holes.items()}}
+    return commands + [
+        decide(2, "play", 4),
+        decide(3, "check"),
+        decide(4, "check"),
+        {"type": "flop", **flop},
+        decide(3, "play", 2),
+        decide(4, "check"),
+        {"type": "turn_river", **turn_river},
+        decide(4, "play", 1),
+        {"type": "showdown", **showdown},
+    ]
+
+
 def void(reason: str = "misdeal", approved_by: str = "SUP-1") -> dict:
     return {"type": "void_round", "reason": reason, "approved_by": approved_by}
 

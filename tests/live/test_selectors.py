@@ -9,7 +9,7 @@ from cardroom.access import Actor
 from tables.models import Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
-from tests.engine.helpers import FEES
+from tests.engine.helpers import FEES, example_b
 
 from .conftest import make_table, run
 
@@ -31,28 +31,8 @@ def kinds(r):
 
 
 def worked_example_b(table):
-    """game-rules section 11, example B: the bank runs out (PD in seat 1, bank 4000)."""
-    run(
-        table.pk,
-        *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3, 4)],
-        {"type": "offer_bank", "seat": 1},
-        {"type": "accept_bank", "seat": 1},
-        {"type": "open_round", "bank": 4000},
-        {"type": "wager", "seat": 2, "ante": 500},
-        {"type": "wager", "seat": 3, "ante": 500, "trips": 300},
-        {"type": "wager", "seat": 4, "ante": 500},
-        {"type": "no_more_bets"},
-        {"type": "deal", "cards": ["Qh", "Jh", "As", "Ad", "3c", "4c", "Ks", "Qd", "Ah", "Kh", "7h", "7c", "2d"]},
-        {"type": "play", "seat": 2, "multiple": 4},
-        {"type": "check", "seat": 3},
-        {"type": "check", "seat": 4},
-        {"type": "flop"},
-        {"type": "play", "seat": 3, "multiple": 2},
-        {"type": "check", "seat": 4},
-        {"type": "turn_river"},
-        {"type": "play", "seat": 4, "multiple": 1},
-        {"type": "showdown"},
-    )
+    """game-rules section 11, example B up to the showdown, dealt from a shuffler sequence."""
+    run(table.pk, *example_b(dealt=True))
 
 
 def test_the_tablet_is_told_one_next_step_at_a_time():

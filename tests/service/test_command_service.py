@@ -10,7 +10,7 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, TableConfig, TableEvent
 from tables.services import command_execute, table_configure
 
-from tests.engine.helpers import FEES, seated_with_pd
+from tests.engine.helpers import FEES, example_b, seated_with_pd
 
 from .conftest import full_round, run, run_ok
 
@@ -19,33 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def example_b_commands():
     """Worked example B of game-rules section 11 (the bank runs out), cards entered by hand."""
-    return [
-        {"type": "sit", "seat": 1, "player": "PD-1"},
-        {"type": "sit", "seat": 2, "player": "P-2"},
-        {"type": "sit", "seat": 3, "player": "P-3"},
-        {"type": "sit", "seat": 4, "player": "P-4"},
-        {"type": "offer_bank", "seat": 1},
-        {"type": "accept_bank", "seat": 1},
-        {"type": "open_round", "bank": 4000},
-        {"type": "wager", "seat": 2, "ante": 500},
-        {"type": "wager", "seat": 3, "ante": 500, "trips": 300},
-        {"type": "wager", "seat": 4, "ante": 500},
-        {"type": "no_more_bets"},
-        {"type": "play", "seat": 2, "multiple": 4},
-        {"type": "check", "seat": 3},
-        {"type": "check", "seat": 4},
-        {"type": "flop", "cards": ["Ah", "Kh", "7h"]},
-        {"type": "play", "seat": 3, "multiple": 2},
-        {"type": "check", "seat": 4},
-        {"type": "turn_river", "cards": ["7c", "2d"]},
-        {"type": "play", "seat": 4, "multiple": 1},
-        {
-            "type": "showdown",
-            "player_dealer": ["Ks", "Qd"],
-            "hands": {"2": ["Qh", "Jh"], "3": ["As", "Ad"], "4": ["3c", "4c"]},
-        },
-        {"type": "settle"},
-    ]
+    return [*example_b(dealt=False), {"type": "settle"}]
 
 
 def test_worked_example_b_is_recorded_in_the_ledger(make_table):
