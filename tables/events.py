@@ -126,7 +126,7 @@ class Publisher:
         self._idle = threading.Event()
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self.thread: threading.Thread | None = None  # started with the first event
         self._wakeup: asyncio.Event | None = None
         self._own = self._own_for = None  # our own channel layer, and the shared one it copies
 
@@ -146,7 +146,7 @@ class Publisher:
         """Wait until every floor change has been sent (a management command calls this
         before it exits, since the publisher's thread dies with the process). False if
         they were not sent in time, and at once if the publisher's thread has stopped."""
-        if self._thread is not None and not self._thread.is_alive():
+        if self.thread is not None and not self.thread.is_alive():
             return self._idle.is_set()
         return self._idle.wait(timeout)
 
@@ -154,8 +154,8 @@ class Publisher:
         with self._lock:
             if self._loop is None:
                 ready = threading.Event()
-                self._thread = threading.Thread(target=self._run, args=(ready,), name="publisher", daemon=True)
-                self._thread.start()
+                self.thread = threading.Thread(target=self._run, args=(ready,), name="publisher", daemon=True)
+                self.thread.start()
                 ready.wait()
             return self._loop
 

@@ -7,7 +7,6 @@ Add further shared fixtures below this one.
 
 import os
 import sys
-import threading
 import traceback
 
 import pytest
@@ -45,12 +44,9 @@ def pytest_runtest_teardown(item):
 
     settled = publisher.drain(timeout=10)
     yield
-    assert settled, f"the floor publisher did not settle within 10 s:\n{publisher_thread_stack()}"
+    assert settled, f"the floor publisher did not settle within 10 s:\n{thread_stack(publisher.thread)}"
 
 
-def publisher_thread_stack() -> str:
-    for thread in threading.enumerate():
-        if thread.name == "publisher":
-            frame = sys._current_frames().get(thread.ident)
-            return "".join(traceback.format_stack(frame)) if frame else "(no frame)"
-    return "its thread is not running: it has stopped"
+def thread_stack(thread) -> str:
+    frame = sys._current_frames().get(thread.ident) if thread.is_alive() else None
+    return "".join(traceback.format_stack(frame)) if frame else "its thread has stopped"

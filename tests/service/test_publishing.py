@@ -92,8 +92,8 @@ def test_draining_a_publisher_whose_thread_has_stopped_answers_at_once():
     stopped = Publisher(window=0.2)
     stopped.changed(1)  # starts its thread, with a floor row to send
     stopped._loop.call_soon_threadsafe(stopped._loop.stop)  # the thread ends, the row unsent
-    stopped._thread.join(timeout=5)
-    assert not stopped._thread.is_alive()
+    stopped.thread.join(timeout=5)
+    assert not stopped.thread.is_alive()
     started = time.monotonic()
     assert stopped.drain(timeout=30) is False
     assert time.monotonic() - started < 5
