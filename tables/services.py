@@ -210,6 +210,8 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
                 raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
             game = TableGame.from_dict(table.state)
             new_game, result, records = game.apply(_approved(table, game, command, actor), rng=rng)
+            # After the engine, not in _check_envelope: a fractional amount is the engine's
+            # invalid_amount (commands.md); this catches floats anywhere else in the command.
             if not hashchain.only_whole_numbers(command):
                 raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:
