@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cardroom.access import DRIVERS, Actor, api_for, page_for, request_address, request_session
+from cardroom.access import DRIVERS, Actor, api_for, page_for
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
@@ -40,6 +40,8 @@ def _json_call(request, act, *, status: int = 400, statuses: dict[str, int] | No
         return _error(err, status={"not_authorized": 403, **(statuses or {})}.get(err.code, status))
     except Table.DoesNotExist:
         return _error(CommandError("invalid_command", "no such table"), status=404)
+    except Approval.DoesNotExist:
+        return _error(CommandError("invalid_command", "no such approval"), status=404)
 
 
 @api_for(*DRIVERS)
@@ -61,20 +63,26 @@ def approval_create(request, table_id: int):
 def approval_decide_on_tablet(request, approval_id: int):
     """A supervisor approves at the table with their own credentials (not the tablet's
     session): both identities are stored."""
-    try:
-        body = json.loads(request.body)
-    except ValueError:
-        return _error(CommandError("invalid_command", "the body is not JSON"))
-    supervisor = authenticate(request, username=body.get("username", ""), password=body.get("password", ""))
-    if supervisor is None:
-        return _error(CommandError("not_authorized", "those credentials are not a supervisor's"), status=403)
-    return _decide(request, approval_id, supervisor, bool(body.get("approve")), via="tablet")
+
+    def decide(body):
+        supervisor = authenticate(request, username=body.get("username", ""), password=body.get("password", ""))
+        if supervisor is None:
+            raise CommandError("not_authorized", "those credentials are not a supervisor's")
+        decision, outcome = approval_decide(
+            approval_id=approval_id,
+            decider=Actor.from_request(request, supervisor),
+            approve=bool(body.get("approve")),
+            via="tablet",
+        )
+        return JsonResponse({"ok": True, "approved": decision.approved, "result": getattr(outcome, "result", None)})
+
+    return _json_call(request, decide)
 
 
 @page_for("supervisor")
 def approval_queue(request):
     if request.method == "POST":
-        _decide_on_device(request, int(request.POST["approval"]), approve=request.POST.get("approve") == "1")
+        _decide_on_device(request, request.POST.get("approval", ""), approve=request.POST.get("approve") == "1")
         return redirect("approval-queue")
     pending = Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
     decided = Approval.objects.filter(decision__isnull=False).select_related(
@@ -83,14 +91,16 @@ def approval_queue(request):
     return render(request, "staff/approvals.html", {"pending": pending, "decided": decided})
 
 
-def _decide_on_device(request, approval_id: int, *, approve: bool) -> None:
+def _decide_on_device(request, approval_id: str, *, approve: bool) -> None:
     """The queue's decision, its outcome shown as a message on the queue."""
     try:
-        _, outcome = _decide_as(request, approval_id, request.user, approve, via="device")
+        _, outcome = approval_decide(
+            approval_id=int(approval_id), decider=Actor.from_request(request), approve=approve, via="device"
+        )
     except CommandError as err:
         messages.error(request, f"Not decided: {err.message}")
         return
-    except Approval.DoesNotExist:
+    except (Approval.DoesNotExist, ValueError):
         messages.error(request, "Not decided: no such approval")
         return
     result = getattr(outcome, "result", None)
@@ -98,29 +108,6 @@ def _decide_on_device(request, approval_id: int, *, approve: bool) -> None:
         messages.error(request, f"Approved, but the void was refused: {result['error']['message']}")
     else:
         messages.success(request, "Approved." if approve else "Refused.")
-
-
-def _decide_as(request, approval_id, decider, approve, *, via):
-    """`decider` decides, on this request's session and address (the audit keeps both)."""
-    return approval_decide(
-        approval_id=approval_id,
-        decider=decider,
-        approve=approve,
-        via=via,
-        session=request_session(request),
-        address=request_address(request),
-    )
-
-
-def _decide(request, approval_id, decider, approve, *, via):
-    try:
-        decision, outcome = _decide_as(request, approval_id, decider, approve, via=via)
-    except CommandError as err:
-        return _error(err, status=403 if err.code == "not_authorized" else 400)
-    except Approval.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such approval"), status=404)
-    result = getattr(outcome, "result", None)
-    return JsonResponse({"ok": True, "approved": decision.approved, "result": result})
 
 
 @page_for("supervisor")
@@ -165,10 +152,6 @@ def audit_trail(request):
     return render(
         request, "staff/audit.html", {"page": page, "actions": [a for a, _ in AuditEntry.ACTIONS], "q": q}
     )
-
-
-
-
 
 
 @api_for("supervisor")

@@ -71,27 +71,28 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
     return None
 
 
-def approval_decide(*, approval_id: int, decider, approve: bool, via: str, session: str = "", address: str = ""):
-    """A supervisor other than the requester decides. Returns the decision and, for an
-    approved void, the outcome of the void command."""
+def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str):
+    """A supervisor other than the requester decides, on their own session and address
+    (both are kept). Returns the decision and, for an approved void, the outcome of the
+    void command."""
     if via not in VIA:
         raise CommandError("invalid_command", f"via must be one of {VIA}")
-    actor = Actor.of(decider, session=session, address=address)
+    actor = decider
     with transaction.atomic():
         approval = Approval.objects.select_for_update(of=("self",)).get(pk=approval_id)
         if actor.role != "supervisor":
             raise CommandError("not_authorized", "only a supervisor approves")
-        if decider.pk == approval.requested_by_id:
+        if actor.user_id == approval.requested_by_id:
             raise CommandError("not_authorized", "the requester cannot approve their own request")
         if ApprovalDecision.objects.filter(approval=approval).exists():
             raise CommandError("wrong_state", "this request has already been decided")
         decision = ApprovalDecision.objects.create(
             approval=approval,
             approved=approve,
-            decided_by=decider,
+            decided_by_id=actor.user_id,
             via=via,
-            session=session[:64],
-            address=address[:64],
+            session=actor.session[:64],
+            address=actor.address[:64],
             decided_at=timezone.now(),
         )
         audit_record(

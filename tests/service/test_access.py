@@ -88,23 +88,23 @@ def test_a_void_needs_another_persons_approval_and_keeps_both_names(staff):
 
     approval = approval_request(actor=dealer, table_id=table.pk, kind="void", payload={"reason": "shuffler jam"})
     with pytest.raises(CommandError) as refused:
-        approval_decide(approval_id=approval.pk, decider=staff["dealer"], approve=True, via="device")
+        approval_decide(approval_id=approval.pk, decider=Actor.of(staff["dealer"]), approve=True, via="device")
     assert refused.value.code == "not_authorized"  # the requester never approves
-    decision, outcome = approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="tablet")
+    decision, outcome = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup"]), approve=True, via="tablet")
     assert outcome.ok and outcome.result["refunds"]
     rnd = Round.objects.get(table=table, number=1)
     assert rnd.status == "voided" and rnd.void_approved_by == "sam" and rnd.void_reason == "shuffler jam"
     assert Approval.objects.get(pk=approval.pk).requested_by == staff["dealer"]
     assert decision.decided_by == staff["sup"] and decision.via == "tablet"
     with pytest.raises(CommandError):
-        approval_decide(approval_id=approval.pk, decider=staff["sup2"], approve=False, via="device")
+        approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup2"]), approve=False, via="device")
 
 
 def test_a_supervisor_cannot_approve_their_own_request(staff):
     table = open_round_with_fees(staff)
     approval = approval_request(actor=Actor.of(staff["sup"]), table_id=table.pk, kind="void", payload={"reason": "misdeal"})
     with pytest.raises(CommandError) as refused:
-        approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="device")
+        approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
     assert refused.value.code == "not_authorized"
     assert Round.objects.get(table=table, number=1).status == "in_progress"
 
@@ -116,7 +116,7 @@ def test_a_correction_is_a_reversing_entry_referencing_the_original(staff):
     approval = approval_request(
         actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="correction", payload={"round": 1, "reason": "misread hand"}
     )
-    _, correction = approval_decide(approval_id=approval.pk, decider=staff["sup"], approve=True, via="device")
+    _, correction = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
     assert isinstance(correction, RoundCorrection) and correction.round == original
     assert correction.reversal["player_dealer"]["amount"] == -original.pd_net
     assert sum(s["amount"] for s in correction.reversal["seats"]) == original.pd_net  # the reversal balances too
@@ -168,7 +168,7 @@ def test_an_open_tables_configuration_changes_only_with_an_approval(staff):
 
     approval = approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="config",
                                 payload={"reason": "new paytable", "config": {"paytable": "UTH-02"}})
-    _, version = approval_decide(approval_id=approval.pk, decider=staff["sup2"], approve=True, via="device")
+    _, version = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
     assert version.version == 2 and version.paytable == "UTH-02"
 
     table_open_close(table_id=table.pk, open=False, actor=sup)
