@@ -2,18 +2,18 @@
 the audit trail. Changes go through tables.approvals / tables.services."""
 
 import json
-from datetime import date
 
 from django.contrib import messages
 from django.contrib.auth import authenticate, get_user_model
 from django.core.paginator import Paginator
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from cardroom.access import DRIVERS, Actor, api_for, page_for
 from cardroom.audit import audit_record
+from cardroom.forms import AssignmentForm
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
@@ -115,18 +115,7 @@ def assignments(request):
     cal, now = calendar(), timezone.now()
     day, shift = cal.gaming_day(now), cal.shift(now)
     if request.method == "POST":
-        dealer = get_object_or_404(get_user_model(), pk=request.POST["dealer"], groups__name="dealer")
-        table = get_object_or_404(Table, pk=request.POST["table"])
-        day = date.fromisoformat(request.POST.get("gaming_day") or day.isoformat())
-        shift = request.POST.get("shift") or shift
-        DealerAssignment.objects.get_or_create(
-            dealer=dealer, table=table, gaming_day=day, shift=shift, ended_at=None,
-            defaults={"assigned_by": request.user, "assigned_at": now},
-        )
-        audit_record(
-            actor=Actor.from_request(request), action="assignment", table_id=table.pk,
-            summary=f"{dealer.get_username()} assigned to {table.name} for {day} {shift}",
-        )
+        _assign(request, AssignmentForm(request.POST), day, shift, now)
         return redirect("assignments")
     current = DealerAssignment.objects.filter(gaming_day=day, ended_at__isnull=True).select_related("dealer", "table", "assigned_by")
     dealers = get_user_model().objects.filter(groups__name="dealer").order_by("username")
@@ -136,6 +125,27 @@ def assignments(request):
         {"current": current, "dealers": dealers, "tables": Table.objects.order_by("name"), "day": day, "shift": shift,
          "shifts": [name for name, _ in cal.shifts]},
     )
+
+
+def _assign(request, form: AssignmentForm, day, shift, now) -> None:
+    """The assignment asked for, its outcome shown as a message on the page; an assignment
+    that already stands is neither made again nor audited again."""
+    if not form.is_valid():
+        errors = "; ".join(f"{field}: {' '.join(problems)}" for field, problems in form.errors.items())
+        messages.error(request, f"Not assigned: {errors}")
+        return
+    dealer, table = form.cleaned_data["dealer"], form.cleaned_data["table"]
+    day, shift = form.cleaned_data["gaming_day"] or day, form.cleaned_data["shift"] or shift
+    what = f"{dealer.get_username()} assigned to {table.name} for {day} {shift}"
+    _, created = DealerAssignment.objects.get_or_create(
+        dealer=dealer, table=table, gaming_day=day, shift=shift, ended_at=None,
+        defaults={"assigned_by": request.user, "assigned_at": now},
+    )
+    if not created:
+        messages.info(request, f"Already {what}.")
+        return
+    audit_record(actor=Actor.from_request(request), action="assignment", table_id=table.pk, summary=what)
+    messages.success(request, f"{what}.")
 
 
 @page_for("supervisor", "compliance")

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
+from cardroom.models import AuditEntry
 from tables.approvals import approval_request
 from tables.models import ApprovalDecision, DealerAssignment
 
@@ -85,3 +86,31 @@ def test_the_staff_api_answers_refusals_with_their_statuses(make_table):
         403, "not_authorized")
     assert post(sup, f"/api/tables/{table.pk}/approvals", '{"kind": "void", "payload": {"reason": "x"}}') == (
         400, "wrong_state")
+
+
+def test_an_assignment_is_made_and_audited_once_and_bad_input_changes_nothing(make_table):
+    sup, dealer, table = person("sam", "supervisor"), person("dan", "dealer"), make_table()
+    page = logged_in(sup)
+
+    def audited():
+        return AuditEntry.objects.filter(action="assignment").count()
+
+    made = page.post("/staff/assignments/", {"dealer": dealer.pk, "table": table.pk, "shift": "swing"}, follow=True)
+    assert f"dan assigned to {table.name}" in made.content.decode()
+    assert DealerAssignment.objects.filter(dealer=dealer, table=table, shift="swing").count() == 1
+    assert audited() == 1
+
+    again = page.post("/staff/assignments/", {"dealer": dealer.pk, "table": table.pk, "shift": "swing"}, follow=True)
+    assert "Already dan assigned" in again.content.decode()
+    assert DealerAssignment.objects.count() == 1 and audited() == 1  # the log shows what happened, once
+
+    for bad in (
+        {"dealer": dealer.pk, "table": table.pk, "shift": "night-owl"},  # no such shift
+        {"dealer": "dan", "table": table.pk},
+        {"dealer": sup.pk, "table": table.pk},  # not a dealer
+        {"dealer": dealer.pk, "table": table.pk, "gaming_day": "someday"},
+        {"table": table.pk},
+    ):
+        refused = page.post("/staff/assignments/", bad, follow=True)
+        assert refused.status_code == 200 and "Not assigned:" in refused.content.decode(), bad
+    assert DealerAssignment.objects.count() == 1 and audited() == 1
