@@ -77,10 +77,15 @@ def default_month(query):
 
 def csv_export_response(export: CsvExport) -> StreamingHttpResponse:
     """The streamed CSV; where its manifest will be once the last byte is sent."""
-    manifest_url = reverse("compliance:export-manifest", args=[export.export_id])
     response = StreamingHttpResponse(export.stream(), content_type=CSV_MEDIA_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
-    response["X-Export-Id"] = str(export.export_id)
+    return export_attachment(response, filename=export.filename, export_id=export.export_id)
+
+
+def export_attachment(response, *, filename: str, export_id):
+    """Every export is a download that names its manifest and is never cached."""
+    manifest_url = reverse("compliance:export-manifest", args=[export_id])
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["X-Export-Id"] = str(export_id)
     response["Link"] = f'<{manifest_url}>; rel="describedby"; type="application/json"'
     response["Cache-Control"] = "no-store"
     return response
@@ -205,10 +210,7 @@ def daily_summary(request):
         totals=selectors.daily_totals(filters), filters=summary_filters, requested_by=request.user.get_username()
     )
     response = HttpResponse(content, content_type=XLSX_MEDIA_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{manifest.filename}"'
-    response["X-Export-Id"] = str(manifest.id)
-    response["Link"] = f'<{reverse("compliance:export-manifest", args=[manifest.id])}>; rel="describedby"'
-    return response
+    return export_attachment(response, filename=manifest.filename, export_id=manifest.id)
 
 
 @require_GET

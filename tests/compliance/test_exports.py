@@ -254,3 +254,6 @@ def test_daily_summary_xlsx_has_the_totals_and_a_manifest(ledger, officer_client
     manifest = ExportManifest.objects.get(pk=response["X-Export-Id"])
     assert manifest.sha256 == hashlib.sha256(content).hexdigest() and manifest.rows == len(data)
     assert manifest.kind == "daily_summary" and manifest.bytes == len(content)
+    # A download like the CSV exports: it names its manifest and no cache keeps a copy.
+    assert f"/compliance/exports/{manifest.pk}/manifest.json" in response["Link"]
+    assert response["Cache-Control"] == "no-store"
