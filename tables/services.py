@@ -193,7 +193,7 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     actor = _as_actor(actor)
     with transaction.atomic():
         table = lock_table(table_id)
-        command_id = command.get("id") if isinstance(command, dict) else None
+        command_id = _command_id(command)
         # Authorisation comes first: a stale version is answered with the table's state
         # (hole cards) and a known id with its earlier answer, neither for outsiders.
         if not can_drive(actor, table.pk):
@@ -264,10 +264,7 @@ def _check_envelope(table: Table, command) -> None:
         raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
     if not _recordable(command):
         raise CommandError("invalid_command", "the command holds values that cannot be recorded (NUL, NaN, Infinity)")
-    command_id = command.get("id")
-    if command_id is not None and (
-        not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH
-    ):
+    if command.get("id") is not None and _command_id(command) is None:
         raise CommandError("invalid_command", f"'id' must be a text of 1 to {MAX_COMMAND_ID_LENGTH} characters")
     version = command.get("version")
     if version is not None:
@@ -277,19 +274,28 @@ def _check_envelope(table: Table, command) -> None:
             raise CommandError("stale_version", f"the table is at version {table.version}, not {version}")
 
 
-def _recordable(command: dict) -> bool:
-    """The command can be stored as it is: PostgreSQL's jsonb refuses NUL characters and
-    non-finite numbers (which Python's json module would otherwise let through)."""
+def _recordable(value) -> bool:
+    """The value can be stored and hashed as it is: PostgreSQL refuses NUL characters and
+    non-finite numbers (which Python's json module would otherwise let through), and UTF-8
+    has no lone surrogates."""
     try:
-        text = json.dumps(command, allow_nan=False)
-    except (TypeError, ValueError):
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         return False
     return "\\u0000" not in text
 
 
-def _prior_answer(table: Table, command_id) -> dict | None:
-    if not isinstance(command_id, str):
-        return None
+def _command_id(command) -> str | None:
+    """The command's id when it is one that can be looked up and kept, else None (a
+    malformed id is then refused by _check_envelope, and kept with no id)."""
+    command_id = command.get("id") if isinstance(command, dict) else None
+    if isinstance(command_id, str) and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH and _recordable(command_id):
+        return command_id
+    return None
+
+
+def _prior_answer(table: Table, command_id: str) -> dict | None:
     # One query for both logs. An id is in at most one of them: the first answer to an
     # id is kept (accepted or refused), and every later use of it is answered from it.
     accepted = TableEvent.objects.filter(table=table, command_id=command_id).values_list("result", flat=True)
@@ -323,14 +329,15 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
 
 def _reject(table: Table, command, command_id, refusal: CommandError, actor: Actor) -> CommandOutcome:
     result = refusal.as_result()
+    recordable = isinstance(command, dict) and _recordable(command)
     if refusal.code == "stale_version":
         result["state"] = table_snapshot(table)
     # A refusal changes no table state and no event; it is kept so that a retry of the
     # same id gets this same answer, and so that supervisors can see what was tried.
     RejectedCommand.objects.create(
         table=table,
-        command=command if isinstance(command, dict) and _recordable(command) else {"unrecordable": repr(command)[:500]},
-        command_id=command_id if isinstance(command_id, str) and len(command_id) <= MAX_COMMAND_ID_LENGTH else None,
+        command=command if recordable else {"unrecordable": repr(command)[:500]},
+        command_id=command_id,
         code=refusal.code,
         result=result,
         table_version=table.version,
@@ -341,7 +348,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
         actor=actor,
         action="command_refused",
         table_id=table.pk,
-        summary=f"{command.get('type') if isinstance(command, dict) else 'command'} refused: {refusal.code}",
+        summary=f"{command.get('type') if recordable else 'command'} refused: {refusal.code}",
         detail={"code": refusal.code, "message": refusal.message},
     )
     return CommandOutcome(result, table.version)

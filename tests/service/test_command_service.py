@@ -266,6 +266,10 @@ def test_queries_per_command_do_not_grow_with_seats(make_table):
     "command, code",
     [
         ({"type": "sit", "seat": 1, "player": "P\x00-1"}, "invalid_command"),  # PostgreSQL refuses NUL
+        ({"type": "sit", "seat": 1, "player": "P-1", "id": "t\x00:1"}, "invalid_command"),  # in the id too
+        ({"type": "sit\x00", "seat": 1, "player": "P-1"}, "invalid_command"),  # and in the type
+        ({"type": "sit", "seat": 1, "player": "P-\ud800"}, "invalid_command"),  # a lone surrogate is no UTF-8
+        ({"type": "sit", "seat": 1, "player": "P-1", "id": "t:\udfff"}, "invalid_command"),
         ({"type": "sit", "seat": 1, "player": "P-1", "note": float("nan")}, "invalid_command"),
         ({"type": "sit", "seat": 1, "player": "P" * 65}, "invalid_command"),
         ({"type": "sit", "seat": 1, "player": "P-1", "note": 1.5}, "invalid_command"),  # floats do not re-hash
