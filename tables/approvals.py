@@ -13,6 +13,7 @@ from django.utils import timezone
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
+from rounds.engine.table import checked_text
 from rounds.models import Round
 
 from .models import Approval, ApprovalDecision, RoundCorrection, Table
@@ -28,9 +29,7 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
         raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
     if not can_drive(actor, table_id):
         raise CommandError("not_authorized", f"{actor.name} does not work this table")
-    reason = payload.get("reason")
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
-        raise CommandError("invalid_command", "an approval request needs a reason (up to 500 characters)")
+    checked_text("reason", payload.get("reason"))  # as the void command will check it
     with transaction.atomic():
         table = lock_table(table_id)
         round_number = _round_of(table, kind, payload)
@@ -65,6 +64,8 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
         number = payload.get("round")
         if type(number) is not int or not Round.objects.filter(table=table, number=number, status="settled").exists():
             raise CommandError("invalid_command", "a correction names a settled round of this table")
+        if RoundCorrection.objects.filter(round__table=table, round__number=number).exists():
+            raise CommandError("wrong_state", f"round {number} has already been corrected")
         return number
     if not isinstance(payload.get("config"), dict):
         raise CommandError("invalid_command", "a configuration change carries the new configuration")
@@ -77,32 +78,31 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
     void command."""
     if via not in VIA:
         raise CommandError("invalid_command", f"via must be one of {VIA}")
-    actor = decider
     with transaction.atomic():
         approval = Approval.objects.select_for_update(of=("self",)).get(pk=approval_id)
-        if actor.role != "supervisor":
+        if decider.role != "supervisor":
             raise CommandError("not_authorized", "only a supervisor approves")
-        if actor.user_id == approval.requested_by_id:
+        if decider.user_id == approval.requested_by_id:
             raise CommandError("not_authorized", "the requester cannot approve their own request")
         if ApprovalDecision.objects.filter(approval=approval).exists():
             raise CommandError("wrong_state", "this request has already been decided")
         decision = ApprovalDecision.objects.create(
             approval=approval,
             approved=approve,
-            decided_by_id=actor.user_id,
+            decided_by_id=decider.user_id,
             via=via,
-            session=actor.session[:64],
-            address=actor.address[:64],
+            session=decider.session[:64],
+            address=decider.address[:64],
             decided_at=timezone.now(),
         )
         audit_record(
-            actor=actor,
+            actor=decider,
             action="approval_decided",
             table_id=approval.table_id,
             summary=f"{approval.kind} {'approved' if approve else 'refused'} ({via})",
             detail={"approval": approval.pk, "requested_by": approval.requested_by_id},
         )
-        outcome = _carry_out(approval, actor) if approve else None
+        outcome = _carry_out(approval, decider) if approve else None
     return decision, outcome
 
 

@@ -36,6 +36,19 @@ MIN_SEATS, MAX_SEATS = 2, 8
 MAX_AMOUNT = 10**13
 MAX_TEXT = {"player": 64, "approved_by": 150, "reason": 500}
 STREETS = ("preflop", "flop", "river")
+
+
+def checked_text(name: str, value) -> str:
+    """A text field of a command (`player`, `approved_by`, `reason`), stripped; the
+    service checks a void's reason with it when the void is asked for, not only when it
+    is carried out."""
+    longest = MAX_TEXT[name]
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest:
+        raise CommandError("invalid_command", f"'{name}' must be a text of 1 to {longest} characters")
+    if not value.isprintable():
+        raise CommandError("invalid_command", f"'{name}' holds control characters")
+    return value.strip()
+
 PLAY_MULTIPLES = {"preflop": (3, 4), "flop": (2,), "river": (1,)}
 # The streets on which each decision is allowed (a Play is allowed on every street).
 STREET_ACTIONS = {"check": ("preflop", "flop"), "play": STREETS, "fold": ("river",)}
@@ -308,13 +321,7 @@ class _Step:
         return value
 
     def text(self, name: str) -> str:
-        value = self.command.get(name)
-        longest = MAX_TEXT[name]
-        if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest:
-            raise CommandError("invalid_command", f"'{name}' must be a text of 1 to {longest} characters")
-        if not value.isprintable():
-            raise CommandError("invalid_command", f"'{name}' holds control characters")
-        return value.strip()
+        return checked_text(name, self.command.get(name))
 
     def round(self, *phases: str) -> RoundState:
         rnd = self.game.round

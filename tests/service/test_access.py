@@ -1,6 +1,8 @@
 """Who may move money: role checks in the command service, second-person approvals,
 and the audit trail that names everyone involved."""
 
+from functools import partial
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.db import IntegrityError, transaction
@@ -12,7 +14,7 @@ from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
-from tables.models import Approval, DealerAssignment, RoundCorrection
+from tables.models import Approval, ApprovalDecision, DealerAssignment, RoundCorrection
 from tables.services import command_execute, table_configure, table_open_close
 
 from tests.engine.helpers import FEES, seated_with_pd
@@ -121,6 +123,34 @@ def test_a_correction_is_a_reversing_entry_referencing_the_original(staff):
     assert correction.reversal["player_dealer"]["amount"] == -original.pd_net
     assert sum(s["amount"] for s in correction.reversal["seats"]) == original.pd_net  # the reversal balances too
     assert Round.objects.get(pk=original.pk).pd_net == original.pd_net  # the original is untouched
+
+
+def test_a_settled_round_is_reversed_once_however_many_corrections_are_asked_for(staff):
+    table = staff["table"]
+    run_ok(table, *seated_with_pd([1, 2, 3], pd=1), *full_round([2, 3]))
+    ask = partial(approval_request, actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="correction")
+    first, second = ask(payload={"round": 1, "reason": "misread hand"}), ask(payload={"round": 1, "reason": "again"})
+    approval_decide(approval_id=first.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
+
+    with pytest.raises(CommandError) as late:  # asked for before the first was carried out
+        approval_decide(approval_id=second.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
+    assert late.value.code == "wrong_state"
+    with pytest.raises(CommandError) as after:
+        ask(payload={"round": 1, "reason": "a third time"})
+    assert after.value.code == "wrong_state"
+    assert RoundCorrection.objects.filter(round__table=table, round__number=1).count() == 1
+    assert not ApprovalDecision.objects.filter(approval=second).exists()  # still undecided, nothing spent
+
+
+def test_a_void_reason_the_void_would_refuse_is_refused_when_asked_for(staff):
+    """Checked as the void command checks it: an approval granted for it would be spent on
+    a void that is then refused."""
+    table = open_round_with_fees(staff)
+    for reason in ("jam\x07", " ", "r" * 501):
+        with pytest.raises(CommandError) as refused:
+            approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="void", payload={"reason": reason})
+        assert refused.value.code == "invalid_command"
+    assert not Approval.objects.filter(table=table).exists()
 
 
 def test_approvals_and_audit_rows_are_append_only(staff):
