@@ -233,3 +233,7 @@ class RoundCorrection(models.Model):
     reason = models.TextField()
     reversal = models.JSONField(help_text="per seat and for the player-dealer, the amount reversed")
     created_at = models.DateTimeField()
+
+    class Meta:
+        # A round is reversed at most once (the service also checks it under the table lock).
+        constraints = [models.UniqueConstraint(fields=["round"], name="one_correction_per_round")]

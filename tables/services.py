@@ -102,6 +102,9 @@ def round_correct(*, approval: Approval) -> RoundCorrection:
     with transaction.atomic():
         table = lock_table(approval.table_id)
         rnd = Round.objects.get(table=table, number=approval.round_number)
+        # Under the table lock: two approved requests for one round reverse it once.
+        if RoundCorrection.objects.filter(round=rnd).exists():
+            raise CommandError("wrong_state", f"round {rnd.number} has already been corrected")
         settlement = rnd.settlement or {}
         reversal = {
             "seats": [{"seat": s["seat"], "player": s["player"], "amount": -s["net"]} for s in settlement.get("seats", [])],
