@@ -79,6 +79,12 @@ def _send_changed(table, command_type: str, result: dict) -> None:
     )
 
 
+def floor_row_changed_on_commit(table_id: int) -> None:
+    """A table changed outside its command stream (opened, closed, configured): its
+    floor row follows once the change is committed."""
+    transaction.on_commit(partial(publisher.changed, table_id))
+
+
 def tablet_presence_changed(table_id: int) -> None:
     """A dealer tablet connected to or left the table: the floor's alert follows."""
     publisher.changed(table_id)

@@ -24,7 +24,7 @@ from rounds.engine.table import TableGame
 from rounds.models import Round
 
 from . import recording
-from .events import publish_on_commit
+from .events import floor_row_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
 
@@ -85,6 +85,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config"])
+        floor_row_changed_on_commit(table.pk)
         audit_record(
             actor=actor,
             action="configuration",
@@ -130,6 +131,7 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
             raise CommandError("wrong_state", "finish or void the round before closing the table")
         table.is_open = open
         table.save(update_fields=["is_open"])
+        floor_row_changed_on_commit(table.pk)
         audit_record(
             actor=actor, action="configuration", table_id=table.pk, summary=f"{table.name} {'opened' if open else 'closed'}"
         )

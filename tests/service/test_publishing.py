@@ -9,8 +9,9 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from cardroom.access import Actor
 from tables.events import FLOOR_GROUP, Publisher, publisher, table_group
-from tables.services import command_execute, table_create
+from tables.services import command_execute, table_create, table_open_close
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -97,3 +98,24 @@ def test_draining_a_publisher_whose_thread_has_stopped_answers_at_once():
     started = time.monotonic()
     assert stopped.drain(timeout=30) is False
     assert time.monotonic() - started < 5
+
+
+def test_opening_and_closing_a_table_reaches_the_floor_at_once(redis_url):
+    """Not only commands: the floor's open/closed follows a supervisor's change without
+    waiting for the dashboard's periodic refresh."""
+    table = table_create(name="T", config={"seats": 6}, created_by="test")
+
+    async def scenario():
+        layer = get_channel_layer()
+        floor = await layer.new_channel()
+        await layer.group_add(FLOOR_GROUP, floor)
+        seen = []
+        for wanted in (False, True):
+            await sync_to_async(table_open_close)(table_id=table.pk, open=wanted, actor=Actor.system("sup"))
+            message = await asyncio.wait_for(layer.receive(floor), timeout=5)
+            seen.append((message["table"], message["row"]["open"]))
+        assert seen == [(table.pk, False), (table.pk, True)]
+        await layer.flush()
+        await sync_to_async(lambda: connection.close())()
+
+    asyncio.run(scenario())
