@@ -36,13 +36,18 @@ class Actor:
         return cls(name=name, role=SYSTEM)
 
     @classmethod
-    def of(cls, user, *, session: str = "", address: str = "") -> "Actor":
-        return cls(name=user.get_username(), role=role_of(user) or "", user_id=user.pk, session=session, address=address)
+    def of(cls, user, *, session: str = "", address: str = "", role: str | None = None) -> "Actor":
+        """`user` as an actor; `role` when it is known already (a request's)."""
+        role = role if role is not None else role_of(user)
+        return cls(name=user.get_username(), role=role or "", user_id=user.pk, session=session, address=address)
 
     @classmethod
     def from_request(cls, request, user=None) -> "Actor":
         """The person behind a request (`user` when the request's is not set yet)."""
-        return cls.of(user or request.user, session=request_session(request), address=request_address(request))
+        where = {"session": request_session(request), "address": request_address(request)}
+        if user is None:
+            return cls.of(request.user, role=request_role(request), **where)
+        return cls.of(user, **where)
 
     @classmethod
     def from_scope(cls, scope) -> "Actor":
@@ -61,6 +66,15 @@ def request_session(request) -> str:
 
 def request_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "") if request is not None else ""
+
+
+def request_role(request) -> str | None:
+    """The role of the request's user, looked up once per request: the guard, the actor
+    and every template ask for it. (Not cached on the user: a websocket keeps its user
+    for hours, and a role taken away must count at its next command.)"""
+    if not hasattr(request, "_cardroom_role"):
+        request._cardroom_role = role_of(request.user)
+    return request._cardroom_role
 
 
 def role_of(user) -> str | None:
@@ -114,7 +128,7 @@ def _guard(roles: tuple[str, ...], refuse_anonymous, refuse_role):
                 user = await request.auser()
                 if not user.is_authenticated:
                     return refuse_anonymous(request)
-                if await sync_to_async(role_of)(user) not in roles:
+                if await sync_to_async(request_role)(request) not in roles:
                     return refuse_role(request)
                 return await view(request, *args, **kwargs)
 
@@ -124,7 +138,7 @@ def _guard(roles: tuple[str, ...], refuse_anonymous, refuse_role):
             def guarded(request, *args, **kwargs):
                 if not request.user.is_authenticated:
                     return refuse_anonymous(request)
-                if role_of(request.user) not in roles:
+                if request_role(request) not in roles:
                     return refuse_role(request)
                 return view(request, *args, **kwargs)
 
@@ -156,15 +170,13 @@ def api_for(*roles: str):
     return _guard(roles, _json_refusal(401, "log in first"), _json_refusal(403, "your role may not do this"))
 
 
-def can_view_table(user, table_id: int) -> bool:
+def can_view_table(actor: Actor, table_id: int) -> bool:
     """Supervisors, compliance and admins see every table; a dealer the ones assigned."""
-    role = role_of(user)
-    if role in READERS:
+    if actor.role in READERS:
         return True
-    return role == "dealer" and dealer_assigned_now(user_id=user.pk, table_id=table_id)
+    return actor.role == "dealer" and dealer_assigned_now(user_id=actor.user_id, table_id=table_id)
 
 
 def role_context(request) -> dict:
     """`role` in every template, so the navigation shows each person only their pages."""
-    user = getattr(request, "user", None)
-    return {"role": role_of(user) if user is not None else None}
+    return {"role": request_role(request) if hasattr(request, "user") else None}

@@ -84,7 +84,7 @@ class TableConsumer(_LoggedInConsumer):
     is_tablet = False
 
     def allowed(self, user) -> bool:
-        return can_view_table(user, self.scope["url_route"]["kwargs"]["table_id"])
+        return can_view_table(Actor.of(user), self.scope["url_route"]["kwargs"]["table_id"])
 
     async def joined(self):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]

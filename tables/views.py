@@ -29,7 +29,7 @@ def floor(request):
 
 @page_for(*EVERY_ROLE)
 def table_live(request, table_id: int):
-    if not can_view_table(request.user, table_id):
+    if not can_view_table(Actor.from_request(request), table_id):
         raise PermissionDenied("a dealer sees the tables assigned to them")
     return _table_page(request, table_id, "tables/live.html")
 
@@ -81,7 +81,7 @@ def table_command(request, table_id: int):
 @require_GET
 def table_state(request, table_id: int):
     table = get_object_or_404(Table, pk=table_id)
-    if not can_view_table(request.user, table_id):
+    if not can_view_table(Actor.from_request(request), table_id):
         return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "not your table"}}, status=403)
     return JsonResponse(table_snapshot(table))
 

@@ -13,7 +13,9 @@ import uuid
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
@@ -234,6 +236,28 @@ def test_a_dealer_cannot_command_another_table_over_http(world):
     assert response.status_code == 403 and response.json()["result"]["error"]["code"] == "not_authorized"
     world["table"].refresh_from_db()
     assert world["table"].state["round"]["seats"] == {}
+
+
+def test_a_request_looks_up_its_users_role_once(world):
+    """The guard, the actor and the page's navigation share one lookup per request, and a
+    role taken away counts at the very next request."""
+    dealer, table = world["people"]["dealer_here"], world["table"]
+    client = Client()
+    client.force_login(dealer)
+    requests = {
+        "tablet page": lambda: client.get(f"/tables/{table.pk}/tablet/"),
+        "state": lambda: client.get(f"/api/tables/{table.pk}/state"),
+        "command": lambda: client.post(
+            f"/api/tables/{table.pk}/commands", '{"type": "wager", "seat": 2, "ante": 500}', content_type="application/json"
+        ),
+    }
+    for name, send in requests.items():
+        with CaptureQueriesContext(connection) as ctx:
+            assert send().status_code == 200, name
+        assert sum('"auth_group"' in q["sql"] for q in ctx.captured_queries) == 1, name
+
+    dealer.groups.clear()
+    assert requests["tablet page"]().status_code == 403
 
 
 @pytest.mark.django_db
