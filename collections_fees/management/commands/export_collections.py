@@ -38,7 +38,7 @@ class Command(BaseCommand):
             raise CommandError("--from is after --to")
         filters = Filters(day_from=day_from, day_to=day_to, table=table, dealer=dealer, payer=payer, player=player)
         query = collection_lines_query(filters)
-        total = SqlRows(query).count()
+        total = None if no_progress else SqlRows(query).count()  # the count is one more pass over the rows
         bar = tqdm(total=total, unit="rows", unit_scale=True, desc="collections", disable=no_progress, file=self.stderr._out)  # the stream behind Django's wrapper, which would end every write with a newline
 
         def progress(rows):
