@@ -19,6 +19,7 @@ from datetime import date
 
 from django.db import connection
 
+from rounds.models import Round
 from tables.models import Table, TableEvent
 
 from .models import CollectionEntry, DropCount, ExportManifest, FeeSchedule
@@ -28,6 +29,7 @@ EVENT = TableEvent._meta.db_table
 TABLE = Table._meta.db_table
 SCHEDULE = FeeSchedule._meta.db_table
 DROP = DropCount._meta.db_table
+ROUND = Round._meta.db_table
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,7 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
                orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash
         FROM {CE} ce
         JOIN {TABLE} t ON t.id = ce.table_id
-        JOIN rounds_round r ON r.id = ce.round_id
+        JOIN {ROUND} r ON r.id = ce.round_id
         JOIN {EVENT} ev ON ev.id = ce.event_id
         JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id
         LEFT JOIN {CE} rf ON rf.refund_of_id = ce.id

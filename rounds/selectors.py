@@ -15,6 +15,7 @@ from django.db.models import Prefetch
 
 from collections_fees.models import CollectionEntry
 from collections_fees.selectors import (
+    SCHEDULE,
     Filters,
     SqlQuery,
     bool_text,
@@ -124,7 +125,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         FROM {ROUND} r
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
-        LEFT JOIN collections_fees_feeschedule fs ON fs.id = r.fee_schedule_id
+        LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
