@@ -62,7 +62,7 @@ def table_view(state: dict) -> dict:
     phase = game.phase
     seats = [_seat_view(game, n) for n in range(1, game.config.seats + 1)]
     pending = [s["seat"] for s in seats if s["owes"]]
-    preview = _settlement_preview(game) if phase == "showdown" else None
+    preview, bank_left = _bank_now(game)
     return {
         "phase": phase,
         "seats": seats,
@@ -72,9 +72,17 @@ def table_view(state: dict) -> dict:
         "consecutive_banks": rot.pd_streak,
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
         "picker": _picker(game, pending),
-        "bank_left": (preview["balance"] if preview else rnd.bank) if rnd else None,
+        "bank_left": bank_left,
         "settlement_preview": preview,
     }
+
+
+def _bank_now(game: TableGame) -> tuple[dict | None, int | None]:
+    """At showdown, the settlement its cards give; and the bank left: what that settlement
+    leaves at showdown, else the bank the round opened with (None between rounds)."""
+    rnd = game.round
+    preview = _settlement_preview(game) if game.phase == "showdown" else None
+    return preview, (preview["balance"] if preview else rnd.bank) if rnd else None
 
 
 def _seat_view(game: TableGame, n: int) -> dict:
@@ -235,17 +243,19 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
 
 
 def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
-    game = table.state
-    rot, rnd = game["rotation"], game["round"]
+    # The floor needs three facts of the table view, not the view itself (every seat, the
+    # next step, the card picker): about half the cost of a row outside the showdown.
+    game = TableGame.from_dict(table.state)
+    rot, rnd = game.rotation, game.round
+    _, bank_left = _bank_now(game)
     is_open = table.is_open
-    view = table_view(game)
     alerts = []
     if table.last_round_status == "settled" and table.last_round_exhausted:
         alerts.append({"kind": "bank_exhausted", "text": f"Bank exhausted in round {table.last_round}"})
-    if rot["stopped"]:
+    if rot.stopped:
         alerts.append({"kind": "stopped", "text": "Game stopped: no player-dealer"})
-    if rot["offer_seat"] is not None:
-        alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot['offer_seat']}"})
+    if rot.offer_seat is not None:
+        alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot.offer_seat}"})
     if rounds.get("voids_today"):
         alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
     if is_open and not tablets:
@@ -258,17 +268,17 @@ def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
         "name": table.name,
         "seq": table.version,
         "open": is_open,
-        "street": view["phase"],
-        "round": rnd["number"] if rnd else None,
+        "street": game.phase,
+        "round": rnd.number if rnd else None,
         "player_dealer": (
-            {"seat": rot["pd_seat"], "player": rot["pd_player"], "consecutive_banks": view["consecutive_banks"]}
-            if rot["pd_seat"] is not None
+            {"seat": rot.pd_seat, "player": rot.pd_player, "consecutive_banks": rot.pd_streak}
+            if rot.pd_seat is not None
             else None
         ),
-        "bank": rnd["bank"] if rnd else None,
-        "bank_left": view["bank_left"],
-        "seated": len(game["occupants"]),
-        "seats": game["config"]["seats"],
+        "bank": rnd.bank if rnd else None,
+        "bank_left": bank_left,
+        "seated": len(game.occupants),
+        "seats": game.config.seats,
         "rounds_per_hour": rounds.get("last_hour", 0),
         "fees_today": fees_today,
         "last_command": table.last_command,
