@@ -40,10 +40,8 @@ class Rotation:
 
     def offer_to(self, seat: int, player: str) -> None:
         """The house's own choice of the first seat (a table's first round, or a restart)."""
-        self.offered = [player]
-        self.passer = None
-        self.offer_seat = seat
-        self.stopped = False
+        self.offered, self.passer = [], None
+        self._offer(seat, player)
 
     def decline(self, occupants: dict[int, str], seat_count: int) -> int | None:
         return self._offer_next(occupants, seat_count, self.offer_seat)

@@ -655,7 +655,7 @@ def _showdown(step: _Step) -> dict:
         step.emit(StreetReached(rnd.number, "showdown"))
     rnd.phase = "showdown"
     settlement = _settlement(game, rnd)
-    return {**settlement.as_dict(rnd.number), "fee_refunds": _refund_dicts(fee_refunds(rnd.fees, settlement))}
+    return _settlement_result(rnd, settlement, fee_refunds(rnd.fees, settlement))
 
 
 def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
@@ -685,8 +685,9 @@ def fee_refunds(fees, settlement: Settlement) -> list:
     return [f for f in fees if f.payer == "player" and f.seat in dead]
 
 
-def _refund_dicts(lines: list[FeeLine]) -> list[dict]:
-    return [{"seat": f.seat, "amount": f.amount} for f in lines]
+def _settlement_result(rnd: RoundState, settlement: Settlement, refunds: list[FeeLine]) -> dict:
+    """What showdown (the preview) and settle answer: the settlement and its fee refunds."""
+    return {**settlement.as_dict(rnd.number), "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds]}
 
 
 def _settle(step: _Step) -> dict:
@@ -706,12 +707,7 @@ def _settle(step: _Step) -> dict:
         step.emit(RotationEntry("limit_reached", rnd.pd_seat, rnd.pd_player, rnd.number))
         next_offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat)
         _emit_offer(step, next_offer)
-    return {
-        **settlement.as_dict(rnd.number),
-        "fee_refunds": _refund_dicts(refunds),
-        "next_offer": next_offer,
-        "player_dealer_next": rot.pd_seat,
-    }
+    return {**_settlement_result(rnd, settlement, refunds), "next_offer": next_offer, "player_dealer_next": rot.pd_seat}
 
 
 def _void_round(step: _Step) -> dict:
