@@ -230,15 +230,19 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
     return SqlQuery(sql, tuple(params), "b.table_id, b.seq", COLLECTION_EXPORT_COLUMNS)
 
 
+def _fee_and_refund_sums(alias: str) -> str:
+    """fee_lines, fees, refund_lines, refunds of the collection lines `alias` (SQL)."""
+    return f"""count(*) FILTER (WHERE {alias}.kind = 'fee') AS fee_lines,
+        coalesce(sum({alias}.amount) FILTER (WHERE {alias}.kind = 'fee'), 0)::bigint AS fees,
+        count(*) FILTER (WHERE {alias}.kind = 'refund') AS refund_lines,
+        coalesce(sum({alias}.amount) FILTER (WHERE {alias}.kind = 'refund'), 0)::bigint AS refunds"""
+
+
 def collection_line_sums(filters: Filters) -> dict:
     """Counts and sums of the lines the filters select (all filters apply)."""
     query = collection_lines_query(filters)
     rows = fetch_dicts(
-        f"""SELECT count(*) FILTER (WHERE b.kind = 'fee') AS fee_lines,
-                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'fee'), 0)::bigint AS fees,
-                   count(*) FILTER (WHERE b.kind = 'refund') AS refund_lines,
-                   coalesce(sum(b.amount) FILTER (WHERE b.kind = 'refund'), 0)::bigint AS refunds
-            FROM ({query.sql}) b""",
+        f"SELECT {_fee_and_refund_sums('b')} FROM ({query.sql}) b",
         query.params,
     )
     sums = rows[0]
@@ -263,11 +267,7 @@ def daily_totals(filters: Filters) -> list[dict]:
     drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
     sql = f"""
         WITH totals AS (
-            SELECT ce.table_id, ce.gaming_day,
-                   count(*) FILTER (WHERE ce.kind = 'fee') AS fee_lines,
-                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'fee'), 0)::bigint AS fees,
-                   count(*) FILTER (WHERE ce.kind = 'refund') AS refund_lines,
-                   coalesce(sum(ce.amount) FILTER (WHERE ce.kind = 'refund'), 0)::bigint AS refunds
+            SELECT ce.table_id, ce.gaming_day, {_fee_and_refund_sums('ce')}
             FROM {CE} ce {where_clause(ce_conditions)}
             GROUP BY ce.table_id, ce.gaming_day
         ), counts AS (
