@@ -4,8 +4,8 @@ Run with `python -m benchmarks.bench_exports [days] [repeats]` (default 10 gamin
 10,000 generated fee lines = 100,000 fee lines + 2,000 refunds). Prints figures; asserts
 only that every row was exported.
 
-The database: a throwaway PostgreSQL cluster started here (as the test suite does, with
-tests/plugins/services.py) unless DATABASE_URL is set; either way the data goes into a
+The database: a throwaway PostgreSQL cluster started here by the test suite's
+tests/plugins/services.py (with Redis, when installed) unless DATABASE_URL is set; either way the data goes into a
 scratch `test_...` database that is created, migrated and dropped again, so an existing
 database is never written to. The ledger is the test suite's (tests/compliance/ledger.py).
 
@@ -26,18 +26,17 @@ import tracemalloc
 def main(argv: list[str]) -> None:
     days = int(argv[0]) if argv else 10
     repeats = int(argv[1]) if len(argv) > 1 else 3
-    cluster = None
-    if not os.environ.get("DATABASE_URL"):
-        from tests.plugins.services import Postgres
+    from tests.plugins.services import Services
 
-        cluster = Postgres()
-        os.environ["DATABASE_URL"] = cluster.start()
+    # As the test suite starts them (DATABASE_URL / REDIS_URL when set), with its cleanup
+    # of the throwaway servers however the benchmark ends.
+    services = Services()
+    services.start()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings.test")
     try:
         run(days, repeats)
     finally:
-        if cluster is not None:
-            cluster.stop()
+        services.stop()
 
 
 def run(days: int, repeats: int) -> None:
