@@ -55,8 +55,9 @@ class TableChanged:
 @dataclass(frozen=True)
 class FloorRowChanged:
     """The floor row of table `table` as it stood at version `seq` when the window closed
-    (tables.selectors.floor_rows); `command_type` is the last command it had applied, or
-    None when only the tablet's presence changed."""
+    (tables.selectors.floor_rows); `command_type` is the last command it had applied
+    (whatever changed since: the tablet's presence, opening, closing), or None before its
+    first command."""
 
     table: int
     seq: int
