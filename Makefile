@@ -1,5 +1,6 @@
 # Two user-facing targets:
-#   make run   install, migrate, seed a demo table, serve on http://127.0.0.1:8000
+#   make run   install, start the app's own PostgreSQL (no DATABASE_URL), migrate, seed the
+#              demo floor, serve on http://$(HOST):$(PORT) (127.0.0.1:8000); Ctrl-C stops both
 #   make test  install the test dependencies and run pytest (extra arguments: ARGS="...")
 # Both create .venv with python3 if it is missing. An install is skipped while a stamp in
 # .venv matches the requirements files' contents (sha256), so repeated runs start at once.
@@ -9,6 +10,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 ARGS ?=
+HOST ?= 127.0.0.1
+PORT ?= 8000
 PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --quiet
 
 req_hash = $(firstword $(shell cat $(1) 2>/dev/null | sha256sum))
@@ -19,9 +22,7 @@ DEV_STAMP := $(VENV)/.installed-dev-$(call req_hash,requirements.txt requirement
 .PHONY: run test
 
 run: $(RUNTIME_STAMP)
-	$(PY) manage.py migrate
-	$(PY) manage.py seed_demo
-	$(VENV)/bin/daphne -b 127.0.0.1 -p 8000 cardroom.asgi:application
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: $(DEV_STAMP)
 	$(PY) -m pytest $(ARGS)

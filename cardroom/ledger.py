@@ -27,34 +27,19 @@ def refuse_changes(table: str, *, update_when: str | None = None):
     """
 
     def forward(apps, schema_editor):
-        vendor = schema_editor.connection.vendor
-        statements = []
-        if vendor == "postgresql":
-            statements.append(PG_FUNCTION)
-            upd_when = f"WHEN ({update_when})" if update_when else ""
-            statements += [
-                f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} FOR EACH ROW {upd_when} "
-                f"EXECUTE FUNCTION cardroom_refuse_change()",
-                f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} FOR EACH ROW "
-                f"EXECUTE FUNCTION cardroom_refuse_change()",
-            ]
-        elif vendor == "sqlite":
-            upd_when = f"WHEN {update_when}" if update_when else ""
-            for op, when in (("UPDATE", upd_when), ("DELETE", "")):
-                statements.append(
-                    f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table} {when} BEGIN "
-                    f"SELECT RAISE(ABORT, 'cardroom: {op} on {table} is refused: the table is append-only'); END"
-                )
-        else:
-            raise NotImplementedError(f"no append-only triggers for {vendor}")
+        upd_when = f"WHEN ({update_when})" if update_when else ""
+        statements = [
+            PG_FUNCTION,
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} FOR EACH ROW {upd_when} "
+            f"EXECUTE FUNCTION cardroom_refuse_change()",
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} FOR EACH ROW "
+            f"EXECUTE FUNCTION cardroom_refuse_change()",
+        ]
         for sql in statements:
             schema_editor.execute(sql, params=None)  # no placeholders: % is literal
 
     def backward(apps, schema_editor):
         for op in ("update", "delete"):
-            if schema_editor.connection.vendor == "postgresql":
-                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_{op} ON {table}")
-            else:
-                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_{op}")
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_{op} ON {table}")
 
     return forward, backward

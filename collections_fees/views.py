@@ -8,13 +8,10 @@ Pages are for supervisors, compliance and admins (cardroom.access.READERS); a dr
 from __future__ import annotations
 
 from datetime import date
-from functools import wraps
 
-from asgiref.sync import iscoroutinefunction
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db import connection
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,38 +29,6 @@ from .forms import CollectionFilterForm, DropCountForm, filter_query_string
 from .models import ExportManifest
 
 PAGE_SIZE = 100
-
-
-def postgresql_only(view):
-    """The log queries and exports are PostgreSQL SQL (COPY TO STDOUT, window functions,
-    to_char, DISTINCT ON). On the embedded SQLite demo database (`make run` without
-    DATABASE_URL) say so plainly instead of failing with an SQL error."""
-
-    def refusal():
-        return HttpResponse(
-            "The compliance reports need PostgreSQL (set DATABASE_URL); this server runs on the "
-            "embedded SQLite demo database.",
-            status=503,
-            content_type="text/plain",
-        )
-
-    if iscoroutinefunction(view):
-
-        @wraps(view)
-        async def async_inner(request, *args, **kwargs):
-            if connection.vendor != "postgresql":
-                return refusal()
-            return await view(request, *args, **kwargs)
-
-        return async_inner
-
-    @wraps(view)
-    def inner(request, *args, **kwargs):
-        if connection.vendor != "postgresql":
-            return refusal()
-        return view(request, *args, **kwargs)
-
-    return inner
 
 
 def default_month(query):
@@ -120,7 +85,6 @@ def log_page(request, template: str, form_class, contents):
 
 @require_GET
 @page_for(*READERS)
-@postgresql_only
 def collection_log(request):
     def contents(filters):
         sums = selectors.collection_line_sums(filters)
@@ -178,7 +142,6 @@ def csv_export_view(kind: str, form_class, query_of):
 
     @require_GET
     @page_for(*READERS)
-    @postgresql_only
     async def export_view(request):
         form = form_class(request.GET)
         if not form.is_valid():
@@ -198,7 +161,6 @@ collection_export_csv = csv_export_view("collections", CollectionFilterForm, sel
 
 @require_GET
 @page_for(*READERS)
-@postgresql_only
 def daily_summary(request):
     form = CollectionFilterForm(request.GET)
     if not form.is_valid():

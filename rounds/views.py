@@ -13,7 +13,7 @@ from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
 from collections_fees.forms import RotationFilterForm, RoundFilterForm
 from collections_fees.selectors import SqlRows
-from collections_fees.views import csv_export_view, log_page, postgresql_only
+from collections_fees.views import csv_export_view, log_page
 
 from . import selectors
 from .audit import round_verify
@@ -22,7 +22,6 @@ from .models import Round
 
 @require_GET
 @page_for(*READERS)
-@postgresql_only
 def round_history(request):
     return log_page(
         request,
@@ -56,7 +55,6 @@ round_export_csv = csv_export_view("rounds", RoundFilterForm, selectors.round_hi
 
 @require_GET
 @page_for(*READERS)
-@postgresql_only
 def rotation_log(request):
     return log_page(
         request,

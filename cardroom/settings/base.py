@@ -1,13 +1,18 @@
 """Settings shared by every environment.
 
-The embedded default needs nothing installed: SQLite and the in-memory channel layer.
-Set DATABASE_URL (PostgreSQL, through psycopg 3) and REDIS_URL for a real deployment.
+PostgreSQL is the one database engine. With no DATABASE_URL the app starts its own
+PostgreSQL cluster in the checkout's var/ (cardroom/localdb.py); with no REDIS_URL the
+channel layer is in memory. Set DATABASE_URL (through psycopg 3) and REDIS_URL for a real
+deployment.
 """
 
 import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from cardroom import localdb
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -65,13 +70,13 @@ TEMPLATES = [
 
 ASGI_APPLICATION = "cardroom.asgi.application"
 
-DATABASES = {
-    "default": dj_database_url.config(
-        env="DATABASE_URL",
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=0,
-    )
-}
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.config(env="DATABASE_URL", conn_max_age=0)}
+else:
+    DATABASES = {"default": localdb.project_database(BASE_DIR)}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    # The append-only triggers, COPY exports and row locks are PostgreSQL's.
+    raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgresql://...)")
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

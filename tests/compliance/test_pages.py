@@ -133,17 +133,6 @@ def test_an_unknown_manifest_is_not_found(officer_client):
     assert officer_client.get(f"/compliance/exports/{uuid.uuid4()}/manifest.json").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/compliance/collections/", "/compliance/collections/export.csv", "/compliance/rotation/"])
-def test_on_the_sqlite_demo_database_the_reports_say_they_need_postgresql(officer_client, monkeypatch, path):
-    from django.db.backends.postgresql.base import DatabaseWrapper
-
-    monkeypatch.setattr(DatabaseWrapper, "vendor", "sqlite")  # every thread's connection
-    response = officer_client.get(path)
-    assert response.status_code == 503 and b"need PostgreSQL" in b"".join(
-        response.streaming_content if response.streaming else [response.content]
-    )
-
-
 def test_after_a_drop_count_the_page_never_redirects_off_site(ledger, supervisor_client):
     response = supervisor_client.post(
         "/compliance/collections/drop-counts/",

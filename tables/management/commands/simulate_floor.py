@@ -103,15 +103,15 @@ class Command(BaseCommand):
         parser.add_argument("--tables", type=int, default=len(DEMO_TABLES))
         parser.add_argument("--rate", type=float, default=1.0, help="commands per second at each table")
         parser.add_argument("--duration", type=float, default=60.0, help="seconds")
-        parser.add_argument("--threads", type=int, default=0, help="dealer threads (default: 1 on SQLite, else up to 8)")
+        parser.add_argument("--threads", type=int, default=0, help="dealer threads (default: one per table, up to 8)")
         parser.add_argument("--seed", type=int, default=None, help="random seed for the dealers' choices")
 
     def handle(self, *args, tables, rate, duration, threads, seed, **options):
         if tables < 1 or rate <= 0 or duration <= 0:
             raise CommandError("--tables, --rate and --duration must be positive")
         table_ids = [self._table(i).pk for i in range(1, tables + 1)]
-        # SQLite takes one writer at a time; PostgreSQL locks per table row.
-        threads = threads or (1 if connection.vendor == "sqlite" else min(8, tables))
+        # PostgreSQL locks per table row: dealers at different tables do not wait for each other.
+        threads = threads or min(8, tables)
         stats = {"ok": 0, "refused": 0, "settled": 0}
         lock = threading.Lock()
 

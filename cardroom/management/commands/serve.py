@@ -1,0 +1,61 @@
+"""`python manage.py serve`: what `make run` does: migrate, seed the demo floor, serve.
+
+With no DATABASE_URL, loading the settings has already started the checkout's own
+PostgreSQL (cardroom/localdb.py) and this process stops it when it ends: after Daphne
+stops on Ctrl-C (or SIGTERM), the database stops cleanly too, and the next `serve` finds
+its data again (the seeding is idempotent).
+
+Daphne runs as a child process, so that the server and the database it owns stop in
+order: first the server, then the database.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+STOP_SECONDS = 15
+
+
+class Command(BaseCommand):
+    help = "Apply migrations, seed the demo floor (idempotent) and serve the app with Daphne."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
+        parser.add_argument("--no-seed", action="store_true", help="do not create the demo floor and logins")
+
+    def handle(self, *args, host, port, no_seed, **options):
+        call_command("migrate", interactive=False, verbosity=1)
+        if not no_seed:
+            call_command("seed_demo")
+        daphne = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "cardroom.asgi:application"],
+            stdin=subprocess.DEVNULL,
+        )
+        self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops the server and its database)")
+        signal.signal(signal.SIGTERM, lambda signum, frame: daphne.send_signal(signal.SIGTERM))
+        try:
+            code = daphne.wait()
+        except KeyboardInterrupt:
+            code = _stop(daphne)
+        self.stdout.write("Server stopped.")
+        if code not in (0, -signal.SIGINT, -signal.SIGTERM):
+            sys.exit(code)
+
+
+def _stop(daphne: subprocess.Popen) -> int:
+    # A terminal's Ctrl-C reaches Daphne as well; a SIGINT sent to this process alone does not.
+    daphne.send_signal(signal.SIGINT)
+    try:
+        return daphne.wait(STOP_SECONDS)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        daphne.terminate()
+        try:
+            return daphne.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            daphne.kill()
+            return daphne.wait()
