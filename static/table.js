@@ -60,7 +60,7 @@
   // Over the socket when it is open; else over HTTP (a proxy may refuse websockets, and
   // the tablet may be back before its socket is), with the CSRF token of the page.
   function pump() {
-    if (inFlight || outbox.length === 0) return;
+    if (inFlight || retryTimer || outbox.length === 0) return;
     const head = outbox[0];
     inFlight = head.id;
     if (socket.send({ type: "command", command: head.command })) return;
@@ -70,16 +70,37 @@
       body: JSON.stringify(head.command),
       credentials: "same-origin",
     }).then((response) => {
+      if (response.status >= 500) { serverFailed(head, `the server answered HTTP ${response.status}`); return null; }
       // 403 is an answer (not_authorized, in the body); anything else is tried again.
       if (!response.ok && response.status !== 403) throw new Error(`HTTP ${response.status}`);
       return response.json();
     }).then((reply) => {
-      if (inFlight === head.id) answered(reply);
+      if (reply && inFlight === head.id) answered(reply);
     }).catch(() => {
       if (inFlight !== head.id) return;
-      inFlight = null; // kept in the outbox: tried again shortly or when the socket is back
+      inFlight = null; // offline: kept in the outbox, tried again shortly or when the socket is back
       setTimeout(pump, 3000);
     });
+  }
+
+  // The server failed on a tap (an error, not a refusal: nothing was applied). The tap
+  // stays first in the outbox and is sent again, with the same id, after a growing wait,
+  // and the dealer is told in plain words; the floor gets its own alert from the server.
+  const RETRY_MAX_MS = 30000;
+  let failures = 0;
+  let retryTimer = null;
+  function serverFailed(head, why) {
+    if (inFlight !== head.id) return;
+    inFlight = null;
+    failures += 1;
+    const wait = Math.min(1000 * 2 ** (failures - 1), RETRY_MAX_MS);
+    message = {
+      kind: "error", code: "server_error",
+      title: "The server could not take this tap",
+      detail: `${why}. The tap is kept and sent again in ${Math.round(wait / 1000)} s (attempt ${failures + 1}); the floor has been alerted`,
+    };
+    render();
+    retryTimer = setTimeout(() => { retryTimer = null; pump(); }, wait);
   }
   const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
 
@@ -88,6 +109,7 @@
     if (!head || head.id !== reply.id) return; // an answer already handled
     outbox.shift();
     inFlight = null;
+    if (failures) { failures = 0; if (message && message.code === "server_error") message = null; }
     answeredVersion = Math.max(answeredVersion, reply.version);
     const result = reply.result;
     if (!result.ok) {
@@ -128,12 +150,19 @@
       }
     } else if (msg.type === "result") {
       answered(msg);
+    } else if (msg.type === "error" && msg.id !== undefined && outbox[0] && outbox[0].id === msg.id) {
+      serverFailed(outbox[0], msg.message || "the server failed");
     }
   }
 
   function onStatus(s) {
     status = s;
-    if (s === "closed") { inFlight = null; pump(); } // resent with the same id: answered once
+    if (s === "closed") {
+      // A socket that closes on a tap in flight may have been closed by that very tap
+      // (the server failed on it): wait before resending, with the same id (answered once).
+      if (inFlight) serverFailed(outbox[0], "the connection closed before the answer");
+      else pump();
+    }
     renderStatus();
   }
 

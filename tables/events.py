@@ -86,9 +86,13 @@ def floor_row_changed_on_commit(table_id: int) -> None:
     transaction.on_commit(partial(publisher.changed, table_id))
 
 
-def tablet_presence_changed(table_id: int) -> None:
-    """A dealer tablet connected to or left the table: the floor's alert follows."""
+def floor_alert_changed(table_id: int) -> None:
+    """Something the floor's alerts show changed outside the database (a tablet
+    connected or left, a command failed on the server): the row follows."""
     publisher.changed(table_id)
+
+
+tablet_presence_changed = floor_alert_changed
 
 
 def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:

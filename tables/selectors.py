@@ -239,10 +239,13 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         )
     }
     tablets = presence.tablets_connected(ids)
-    return [_floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk]) for t in tables]
+    failing = presence.commands_failing(ids)
+    return [
+        _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk)) for t in tables
+    ]
 
 
-def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
@@ -260,6 +263,10 @@ def _floor_row(table, now, fees_today, rounds, tablets) -> dict:
         alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
     if is_open and not tablets:
         alerts.append({"kind": "tablet_disconnected", "text": "Tablet disconnected"})
+    if failing:
+        alerts.append(
+            {"kind": "commands_failing", "text": f"Tablet commands failing: {failing['count']} server error(s), tablet retrying"}
+        )
     last_at = table.last_event_at
     if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
         alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})

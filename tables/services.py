@@ -7,6 +7,7 @@ after the transaction commits.
 """
 
 import json
+import logging
 from dataclasses import dataclass
 from random import Random
 
@@ -23,10 +24,12 @@ from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
 from rounds.models import Round
 
-from . import recording
+from . import events, presence, recording
 from .events import floor_row_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
+
+logger = logging.getLogger(__name__)
 
 MAX_COMMAND_ID_LENGTH = 100
 
@@ -195,7 +198,20 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     their voids need a second person's approval. Every command is in the audit trail.
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
-    actor = _as_actor(actor)
+    try:
+        return _execute(table_id, command, _as_actor(actor), rng)
+    except Table.DoesNotExist:
+        raise
+    except Exception:
+        # Not a refusal: the server failed (a bug, the database gone). Nothing was
+        # committed; the tablet keeps the tap and retries, and the floor is told.
+        logger.exception("a command at table %s failed on the server", table_id)
+        presence.command_failed(table_id)
+        events.floor_alert_changed(table_id)
+        raise
+
+
+def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> CommandOutcome:
     with transaction.atomic():
         table = lock_table(table_id)
         command_id = _command_id(command)

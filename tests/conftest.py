@@ -6,8 +6,11 @@ Add further shared fixtures below this one.
 """
 
 import os
+import shutil
 import sys
+import tempfile
 import traceback
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +27,17 @@ def redis_url():
             pytrace=False,
         )
     return url
+
+
+@pytest.fixture
+def localdb_dir():
+    """A `var` folder for the app's own PostgreSQL (CARDROOM_LOCALDB_DIR), removed after
+    the test. Not pytest's tmp_path: under root the server runs as another OS user, who
+    must be able to reach the folder, and pytest's folders are private to their owner."""
+    folder = Path(tempfile.mkdtemp(prefix="cardroom-localdb-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder / "var"
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -238,3 +238,42 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     assert tablet.errors == [] and floor.errors == []
     print(f"\nbrowser round played in {time.monotonic() - started:.1f}s")
 
+
+
+FAIL_EVENT_INSERTS = """
+CREATE FUNCTION test_refuse_event() RETURNS trigger AS $$
+BEGIN RAISE EXCEPTION 'test: the database refuses to write events'; END; $$ LANGUAGE plpgsql;
+CREATE TRIGGER test_refuse_event BEFORE INSERT ON tables_tableevent FOR EACH ROW EXECUTE FUNCTION test_refuse_event();
+"""
+HEAL_EVENT_INSERTS = "DROP TRIGGER test_refuse_event ON tables_tableevent; DROP FUNCTION test_refuse_event();"
+
+
+def test_a_tap_the_server_fails_on_is_kept_shown_and_retried_until_it_is_applied_once(daphne, table, browsers):
+    """A server error is not a refusal: the tablet says so in plain words, keeps the tap
+    and resends it with back-off (the same id, so it is applied once); the floor is alerted."""
+    from tables.models import TableEvent
+    from tables.selectors import floor_rows
+
+    tablet = log_in(browsers(), daphne.url, f"/tables/{table.pk}/tablet/")
+    expect(tablet.locator("#status")).to_have_text("Live")
+    table.refresh_from_db()
+    with connection.cursor() as cursor:
+        cursor.execute(FAIL_EVENT_INSERTS)  # a real database fault, on every process's writes
+    try:
+        tablet.fill("input[name=bank]", "1000")
+        tablet.click("button:has-text('Open round')")
+        message = tablet.locator("#message[data-code='server_error']")
+        expect(message).to_be_visible()
+        expect(message).to_contain_text("The tap is kept and sent again")
+        expect(tablet.locator("#status")).to_contain_text("1 tap")
+        row = next(r for r in floor_rows([table.pk]))
+        assert [a["kind"] for a in row["alerts"]].count("commands_failing") == 1, row["alerts"]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(HEAL_EVENT_INSERTS)
+    expect(tablet.locator("#message")).to_be_hidden(timeout=40000)
+    expect(tablet.locator("#status")).to_have_text("Live")
+    assert list(TableEvent.objects.filter(table=table, command_type="open_round").values_list("seq", flat=True)) == [
+        table.version + 1
+    ]
+    assert tablet.errors == []

@@ -98,12 +98,12 @@ def test_a_malformed_file_exits_2_with_the_reason_on_stderr(raw, reason, monkeyp
 
 @pytest.mark.django_db
 @pytest.mark.slow
-def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, monkeypatch):
+def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, localdb_dir, monkeypatch):
     """The way a user runs it: no DATABASE_URL, so the app's own PostgreSQL (started in
     a temp folder, then stopped by the command that started it), a fresh `migrate`, the
     file on stdin; the results are the same as on the suite's database."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
-    env["CARDROOM_LOCALDB_DIR"] = str(tmp_path / "var")
+    env["CARDROOM_LOCALDB_DIR"] = str(localdb_dir)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run(manage + ["migrate", "-v0"], env=env, check=True, cwd=tmp_path)
     done = subprocess.run(
@@ -115,4 +115,5 @@ def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, mo
     missing = subprocess.run(manage + ["replay", str(tmp_path / "nope.json")], env=env, capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     # Each command stopped the database it started: nothing is left running on its files.
-    assert not (tmp_path / "var" / "postgres" / "postmaster.pid").exists()
+    assert (localdb_dir / "postgres" / "PG_VERSION").exists()
+    assert not (localdb_dir / "postgres" / "postmaster.pid").exists()
