@@ -58,3 +58,21 @@ def refuse_changes(table: str, *, update_when: str | None = None):
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_{op}")
 
     return forward, backward
+
+
+def reinstall_on_sqlite(*tables: str):
+    """RunPython (forward, backward) putting the triggers back after an AddField on SQLite:
+    Django adds a column with a default there by copying the table into a new one, and the
+    old table's triggers go with it (PostgreSQL adds the column in place and keeps them)."""
+
+    def forward(apps, schema_editor):
+        if schema_editor.connection.vendor == "sqlite":
+            for table in tables:
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_update")
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_delete")
+                refuse_changes(table)[0](apps, schema_editor)
+
+    def backward(apps, schema_editor):
+        pass
+
+    return forward, backward
