@@ -78,13 +78,13 @@ def _first_break(table_id, log, rows, last_seq, head, checkpoints) -> BrokenLink
                 "(CARDROOM_LEDGER_KEY, CARDROOM_LEDGER_OLD_KEYS): cannot be verified"
             ))
         if expected != row.row_hash:
-            if row.row_hash == hashchain.link(row.prev_hash, content, hashchain.LEGACY):
-                return broken(row.seq, (
-                    f"re-hashed without the ledger key: its hash is a plain SHA-256, not key {row.hash_key!r}'s HMAC"
-                ))
             if following is not None and following.prev_hash == row.prev_hash:
                 return broken(row.seq, f"row inserted: the row after it links to seq {row.seq - 1}, not to it")
-            return broken(row.seq, f"content altered since it was written (key {row.hash_key!r}'s HMAC does not match)")
+            if row.row_hash == hashchain.link(row.prev_hash, content, hashchain.LEGACY):
+                return broken(row.seq, (
+                    f"re-hashed without the ledger key: its hash is a plain SHA-256, not an HMAC under key {row.hash_key!r}"
+                ))
+            return broken(row.seq, f"content altered since it was written (its HMAC under key {row.hash_key!r} does not match)")
         day_rows[row.gaming_day] += 1
         while pending and pending[0].last_seq <= row.seq:  # those at this seq (or at 0)
             checkpoint = pending.pop(0)
