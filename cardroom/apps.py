@@ -7,4 +7,10 @@ class CardroomConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from django.db.models.signals import post_migrate
+
         from . import receivers  # noqa: F401  (connects the audit receivers)
+        from .db_roles import grant_after_migrate
+
+        # The app's least-privilege database login, re-granted after every migrate.
+        post_migrate.connect(grant_after_migrate, dispatch_uid="cardroom.grant_app_role")

@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DB_NAME = "cardroom"
-# The cluster's superuser, which owns the schema (migrations run as it).
+# The cluster's superuser, which owns the schema (migrations run as it), and the login
+# the served app uses, which owns nothing (cardroom/db_roles.py grants it what it needs).
 OWNER = "cardroom"
+APP_ROLE = "cardroom_app"
 EXECUTABLES = ("initdb", "pg_ctl", "postgres")
 # A unix socket's path must fit in sockaddr_un (107 bytes on Linux) with ".s.PGSQL.5432".
 MAX_SOCKET_DIR = 90

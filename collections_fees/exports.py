@@ -34,6 +34,8 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
+from tables import checkpoints
+
 from .models import ExportManifest
 from .selectors import SqlQuery
 from .services import export_manifest_record
@@ -77,6 +79,7 @@ class CsvExport:
     sha256: str = ""
     manifest: ExportManifest | None = None
     started_at: datetime | None = None
+    checkpoints: list = field(default_factory=list)
 
     def __post_init__(self):
         if not self.filename:
@@ -84,6 +87,10 @@ class CsvExport:
 
     async def stream(self) -> AsyncIterator[bytes]:
         self.started_at = timezone.now()
+        if self.kind == "collections":
+            # Before the COPY: every row these signed checkpoints vouch for is committed,
+            # so it is in the export (tables/checkpoints.py).
+            self.checkpoints = await sync_to_async(checkpoints.for_export)(self.filters)
         digest, buffer, messages = hashlib.sha256(), bytearray(), 0
         # Leaving these blocks early (the client went away: the generator is closed at
         # its `yield`) makes psycopg cancel the COPY on the server rather than read the
@@ -122,6 +129,7 @@ class CsvExport:
             requested_by=self.requested_by,
             source=self.source,
             started_at=self.started_at,
+            checkpoints=self.checkpoints,
         )
 
     def _account(self, digest, buffer: bytearray) -> bytes:
@@ -166,6 +174,13 @@ def manifest_document(manifest: ExportManifest) -> dict:
             "and its size equals file.bytes. For CSV, rows counts the CSV records after the header. "
             "Money columns are integer cents; times are UTC (time_utc) and the cardroom zone "
             "(time_local, ISO 8601 with its offset)."
+        ),
+        "checkpoints": manifest.checkpoints,
+        "verify_checkpoints": (
+            "Each checkpoint is signed (HMAC-SHA256) with the cardroom's ledger key: for table T, gaming day D, "
+            "last_seq M, head H and rows R, the file must hold exactly R rows of T and D with chain_seq <= M and, "
+            "when R > 0, the row chain_seq M with row_hash H. With the key: "
+            "manage.py verify_logs --checkpoints FILE.manifest.json (docs/compliance-exports.md)."
         ),
     }
 

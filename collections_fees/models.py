@@ -75,6 +75,8 @@ class CollectionEntry(models.Model):
     shift = models.CharField(max_length=16)
     prev_hash = models.CharField(max_length=64)
     row_hash = models.CharField(max_length=64)
+    # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
+    hash_key = models.CharField(max_length=32, default="", blank=True)
 
     class Meta:
         ordering = ["table", "seq"]
@@ -155,6 +157,9 @@ class ExportManifest(models.Model):
     source = models.CharField(max_length=8, choices=SOURCES)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
+    # The signed chain checkpoints (tables.ChainCheckpoint, as documents) the exported
+    # rows can be checked against offline: `verify_logs --checkpoints FILE.manifest.json`.
+    checkpoints = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-finished_at"]

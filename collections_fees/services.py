@@ -53,6 +53,7 @@ def export_manifest_record(
     requested_by: str,
     source: str,
     started_at: datetime,
+    checkpoints: list | None = None,
 ) -> ExportManifest:
     """Record a finished export (called once the last byte has been produced)."""
     manifest = ExportManifest(
@@ -70,6 +71,7 @@ def export_manifest_record(
         source=source,
         started_at=started_at,
         finished_at=timezone.now(),
+        checkpoints=checkpoints or [],
     )
     manifest.save(force_insert=True)
     return manifest

@@ -1,7 +1,11 @@
 #!/bin/sh
-# Container entrypoint: wait until PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) accept
-# connections, apply migrations, then run the command (Daphne by default, see Dockerfile).
+# Container entrypoint: wait until PostgreSQL and Redis (REDIS_URL) accept connections,
+# apply migrations as the tables' owner (MIGRATE_DATABASE_URL, default DATABASE_URL),
+# which also (re)grants the app's own role (CARDROOM_APP_DB_ROLE, cardroom/db_roles.py),
+# then run the command (Daphne by default, see Dockerfile) as that role (DATABASE_URL),
+# without the owner's URL or the role's password in its environment.
 set -eu
+export MIGRATE_DATABASE_URL="${MIGRATE_DATABASE_URL:-${DATABASE_URL:-}}"
 
 python - <<'PY'
 import os
@@ -27,7 +31,8 @@ def wait_for(name, check):
             return
 
 
-database_url = os.environ.get("DATABASE_URL", "")
+# The owner's login: the app's role may not exist before the first migrate.
+database_url = os.environ.get("MIGRATE_DATABASE_URL", "")
 if database_url.startswith(("postgres://", "postgresql://")):
     wait_for("PostgreSQL", lambda: psycopg.connect(database_url, connect_timeout=3).close())
 
@@ -44,13 +49,14 @@ import subprocess
 
 import psycopg
 
-database_url = os.environ.get("DATABASE_URL", "")
+database_url = os.environ.get("MIGRATE_DATABASE_URL", "")
+as_owner = {**os.environ, "DATABASE_URL": database_url} if database_url else dict(os.environ)
 if database_url.startswith(("postgres://", "postgresql://")):
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(hashtext('cardroom-migrate'))")
-        subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True)
+        subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True, env=as_owner)
 else:
-    subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True)
+    subprocess.run(["python", "manage.py", "migrate", "--noinput"], check=True, env=as_owner)
 PY
 
-exec "$@"
+exec env -u MIGRATE_DATABASE_URL -u CARDROOM_APP_DB_PASSWORD "$@"

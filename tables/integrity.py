@@ -1,12 +1,14 @@
-"""Checks that the logs are what was written: the per-table hash chains of the event
-log and the collection log (cardroom/hashchain.py)."""
+"""Checks that the logs are what was written: the per-table keyed hash chains of the event
+log and the collection log (cardroom/hashchain.py), against the heads on the table row
+and the signed checkpoints (tables/checkpoints.py)."""
 
+from collections import Counter
 from dataclasses import dataclass
 
 from cardroom import hashchain
-from collections_fees.models import CollectionEntry
 
-from .models import Table, TableEvent
+from . import checkpoints as cp
+from .models import ChainCheckpoint, Table
 
 
 @dataclass(frozen=True)
@@ -22,29 +24,89 @@ class BrokenLink:
 
 
 def verify_table(table: Table) -> list[BrokenLink]:
-    """The first broken link of each of the table's two chains (empty: both verify)."""
+    """Each forged checkpoint, then the first broken link of each of the table's two
+    chains (empty: everything verifies)."""
     broken = []
-    chains = (
-        ("events", TableEvent.objects.filter(table=table), table.version, table.event_head),
-        ("collections", CollectionEntry.objects.filter(table=table), table.collection_seq, table.collection_head),
-    )
-    for log, rows, last_seq, head in chains:
-        problem = _first_break(table.pk, log, rows.order_by("seq").iterator(chunk_size=5000), last_seq, head)
+    for log in cp.LOGS:
+        last_seq, head = cp.chain_head(table, log)
+        signed = []
+        for checkpoint in ChainCheckpoint.objects.filter(table=table, log=log).order_by("last_seq", "id"):
+            if hashchain.signature_valid(checkpoint.signed_content(), checkpoint.key_id, checkpoint.signature):
+                signed.append(checkpoint)
+            else:
+                broken.append(BrokenLink(
+                    table.pk, log, checkpoint.last_seq,
+                    f"checkpoint {checkpoint.pk} ({checkpoint.kind}, gaming day {checkpoint.gaming_day}) "
+                    f"does not carry a valid signature of key {checkpoint.key_id!r}: forged or altered, not used",
+                ))
+        rows = cp.chain_rows(log).filter(table=table).order_by("seq").iterator(chunk_size=5000)
+        problem = _first_break(table.pk, log, rows, last_seq, head, signed)
         if problem is not None:
             broken.append(problem)
     return broken
 
 
-def _first_break(table_id, log, rows, last_seq, head) -> BrokenLink | None:
+def _first_break(table_id, log, rows, last_seq, head, checkpoints) -> BrokenLink | None:
+    def broken(seq, problem):
+        return BrokenLink(table_id, log, seq, problem)
+
+    # Rows hashed before the chains were keyed verify under the old rule only up to the
+    # seq the keying migration sealed; an unkeyed row after it was re-hashed by someone
+    # without the key.
+    legacy_end = max((c.last_seq for c in checkpoints if c.kind == "legacy"), default=0)
+    pending = list(checkpoints)  # by last_seq
+    day_rows = Counter()
     expected_prev, expected_seq = hashchain.GENESIS, 1
-    for row in rows:
+    row, following = None, next(rows, None)
+    while following is not None:
+        row, following = following, next(rows, None)
         if row.seq != expected_seq:
-            return BrokenLink(table_id, log, expected_seq, f"row missing (next stored row is seq {row.seq})")
+            return broken(expected_seq, f"row missing (next stored row is seq {row.seq})")
         if row.prev_hash != expected_prev:
-            return BrokenLink(table_id, log, row.seq, "does not link to the row before it")
-        if hashchain.link(row.prev_hash, row.chain_content()) != row.row_hash:
-            return BrokenLink(table_id, log, row.seq, "content altered since it was written")
+            return broken(row.seq, "does not link to the row before it")
+        content = row.chain_content()
+        if row.hash_key == hashchain.LEGACY and row.seq > legacy_end:
+            return broken(row.seq, (
+                f"hashed without the ledger key (plain SHA-256) after the chain was keyed "
+                f"(unkeyed rows end at seq {legacy_end}): re-hashed by someone without the key"
+            ))
+        try:
+            expected = hashchain.link(row.prev_hash, content, row.hash_key)
+        except hashchain.UnknownKey:
+            return broken(row.seq, (
+                f"signed with key {row.hash_key!r}, which is not configured "
+                "(CARDROOM_LEDGER_KEY, CARDROOM_LEDGER_OLD_KEYS): cannot be verified"
+            ))
+        if expected != row.row_hash:
+            if following is not None and following.prev_hash == row.prev_hash:
+                return broken(row.seq, f"row inserted: the row after it links to seq {row.seq - 1}, not to it")
+            if row.row_hash == hashchain.link(row.prev_hash, content, hashchain.LEGACY):
+                return broken(row.seq, (
+                    f"re-hashed without the ledger key: its hash is a plain SHA-256, not an HMAC under key {row.hash_key!r}"
+                ))
+            return broken(row.seq, f"content altered since it was written (its HMAC under key {row.hash_key!r} does not match)")
+        day_rows[row.gaming_day] += 1
+        while pending and pending[0].last_seq <= row.seq:  # those at this seq (or at 0)
+            checkpoint = pending.pop(0)
+            if checkpoint.last_seq != row.seq:
+                continue
+            if checkpoint.head != row.row_hash:
+                return broken(row.seq, (
+                    f"not the row the checkpoint of gaming day {checkpoint.gaming_day} signed: rewritten after it"
+                ))
+            if day_rows[checkpoint.gaming_day] != checkpoint.rows:
+                return broken(row.seq, (
+                    f"gaming day {checkpoint.gaming_day} holds {day_rows[checkpoint.gaming_day]} rows up to here, "
+                    f"its checkpoint signed {checkpoint.rows}"
+                ))
         expected_prev, expected_seq = row.row_hash, expected_seq + 1
-    if expected_seq - 1 != last_seq or expected_prev != head:
-        return BrokenLink(table_id, log, None, f"chain ends at seq {expected_seq - 1}, the table recorded {last_seq}")
+    end = expected_seq - 1
+    if pending:
+        checkpoint = pending[-1]
+        return broken(None, (
+            f"chain ends at seq {end}, but the checkpoint of gaming day {checkpoint.gaming_day} signed seq "
+            f"{checkpoint.last_seq}: rows after seq {end} were removed and the head rewound"
+        ))
+    if end != last_seq or expected_prev != head:
+        return broken(None, f"chain ends at seq {end}, the table recorded {last_seq}")
     return None

@@ -30,6 +30,9 @@ class Table(models.Model):
     event_head = models.CharField(max_length=64, default=GENESIS)
     collection_seq = models.PositiveBigIntegerField(default=0)
     collection_head = models.CharField(max_length=64, default=GENESIS)
+    # The gaming day of the table's last event: the first command of a later day writes
+    # the signed end-of-day checkpoints of this one (tables/checkpoints.py).
+    chain_day = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -109,6 +112,8 @@ class TableEvent(models.Model):
     gaming_day = models.DateField()
     prev_hash = models.CharField(max_length=64)
     row_hash = models.CharField(max_length=64)
+    # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
+    hash_key = models.CharField(max_length=32, default="", blank=True)
 
     class Meta:
         ordering = ["table", "seq"]
@@ -132,6 +137,51 @@ class TableEvent(models.Model):
             "actor": self.actor,
             "created_at": self.created_at.astimezone(UTC).isoformat(),  # as stored: UTC
             "gaming_day": self.gaming_day.isoformat(),
+        }
+
+
+class ChainCheckpoint(models.Model):
+    """A signed statement of where one of a table's hash chains stood: its last seq and
+    head hash, and how many of its rows up to there belong to `gaming_day`.
+
+    The heads on the table row can be rewound by whoever can update that row; these
+    rows anchor them. Append-only (a database trigger refuses UPDATE and DELETE, and the
+    app's database role holds INSERT and SELECT only), signed with the ledger key (not in
+    the database), and copied into the collection exports' manifests so that a chain can
+    be checked offline (tables/checkpoints.py, docs/compliance-exports.md).
+    """
+
+    KINDS = [
+        ("day_end", "the end of a gaming day, written by the first command of a later day"),
+        ("on_demand", "written by verify_logs --checkpoint or an export"),
+        ("legacy", "the last row hashed before the chains were keyed"),
+    ]
+    LOGS = [("events", "events"), ("collections", "collections")]
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="checkpoints")
+    log = models.CharField(max_length=12, choices=LOGS)
+    kind = models.CharField(max_length=12, choices=KINDS)
+    gaming_day = models.DateField()
+    last_seq = models.PositiveBigIntegerField()
+    head = models.CharField(max_length=64)
+    rows = models.PositiveBigIntegerField(help_text="rows of gaming_day in this chain with seq <= last_seq")
+    key_id = models.CharField(max_length=32)
+    signature = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["table", "log", "last_seq", "id"]
+        indexes = [models.Index(fields=["table", "log", "last_seq"], name="checkpoint_table_log_seq")]
+
+    def signed_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "log": self.log,
+            "kind": self.kind,
+            "gaming_day": self.gaming_day.isoformat(),
+            "last_seq": self.last_seq,
+            "head": self.head,
+            "rows": self.rows,
         }
 
 

@@ -70,12 +70,13 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
 
 def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Stamp) -> None:
     """Number the entries in the table's collection chain, link their hashes, insert."""
+    key_id = hashchain.current_key_id()
     for entry in entries:
         table.collection_seq += 1
         entry.seq = table.collection_seq
         entry.created_at, entry.gaming_day, entry.shift = stamp.now, stamp.gaming_day, stamp.shift
-        entry.prev_hash = table.collection_head
-        entry.row_hash = table.collection_head = hashchain.link(entry.prev_hash, entry.chain_content())
+        entry.prev_hash, entry.hash_key = table.collection_head, key_id
+        entry.row_hash = table.collection_head = hashchain.link(entry.prev_hash, entry.chain_content(), key_id)
     CollectionEntry.objects.bulk_create(entries)
 
 

@@ -24,7 +24,7 @@ from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
 from rounds.models import Round
 
-from . import events, presence, recording
+from . import checkpoints, events, presence, recording
 from .events import floor_row_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
@@ -238,6 +238,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> Comman
         except CommandError as refusal:
             return _reject(table, command, command_id, refusal, actor)
         stamp = recording.Stamp.at(timezone.now())
+        checkpoints.close_day_if_turned(table, stamp.gaming_day)
         table.version += 1
         table.state = new_game.to_dict()
         event = TableEvent(
@@ -252,11 +253,12 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> Comman
             created_at=stamp.now,
             gaming_day=stamp.gaming_day,
             prev_hash=table.event_head,
+            hash_key=hashchain.current_key_id(),
         )
-        event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content())
+        event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
         event.save(force_insert=True)
         recording.write(table=table, event=event, records=records, stamp=stamp)
-        table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head"])
+        table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
         audit_record(
             actor=actor,
             action="command",

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+LEDGER_KEY = "2026a:" + secrets.token_urlsafe(48)
 
 
 def _check(extra_env):
@@ -21,14 +24,20 @@ def _check(extra_env):
 
 
 def test_check_deploy_reports_nothing_with_production_settings():
-    done = _check({"DJANGO_SECRET_KEY": secrets.token_urlsafe(64)})
+    done = _check({"DJANGO_SECRET_KEY": secrets.token_urlsafe(64), "CARDROOM_LEDGER_KEY": LEDGER_KEY})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
 
 
 def test_production_refuses_to_start_without_a_real_secret():
-    done = _check({"DJANGO_SECRET_KEY": ""})
+    done = _check({"DJANGO_SECRET_KEY": "", "CARDROOM_LEDGER_KEY": LEDGER_KEY})
     assert done.returncode != 0 and "DJANGO_SECRET_KEY" in done.stderr
+
+
+@pytest.mark.parametrize("ledger_key", ["", "k1:too-short", "no-key-id-" + "x" * 40])
+def test_production_refuses_to_start_without_a_ledger_key(ledger_key):
+    done = _check({"DJANGO_SECRET_KEY": secrets.token_urlsafe(64), "CARDROOM_LEDGER_KEY": ledger_key})
+    assert done.returncode != 0 and ("CARDROOM_LEDGER_KEY" in done.stderr or "a ledger key is" in done.stderr)
 
 
 def test_no_env_file_is_committed_only_the_example():

@@ -73,7 +73,9 @@ ASGI_APPLICATION = "cardroom.asgi.application"
 if os.environ.get("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.config(env="DATABASE_URL", conn_max_age=0)}
 else:
-    DATABASES = {"default": localdb.project_database(BASE_DIR)}
+    # Migrations and the operator's own commands log in as the owner; `manage.py serve`
+    # runs Daphne as the least-privilege app role (CARDROOM_LOCALDB_USER, see below).
+    DATABASES = {"default": localdb.project_database(BASE_DIR, user=os.environ.get("CARDROOM_LOCALDB_USER") or localdb.OWNER)}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     # The append-only triggers, COPY exports and row locks are PostgreSQL's.
     raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgresql://...)")
@@ -143,3 +145,20 @@ CACHES = {
 # --- Compliance: the business calendar (cardroom/gaming_day.py) ---------------------
 CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")
 CARDROOM_SHIFTS = [("day", "06:00"), ("swing", "14:00"), ("grave", "22:00")]
+
+# --- Compliance: the ledger's hash chains and the database login (cardroom/hashchain.py,
+# cardroom/db_roles.py) -----------------------------------------------------------------
+# The key that signs the hash chains and their checkpoints: "<key id>:<secret>". Not in
+# the database, so whoever can write the tables cannot re-sign them. Keys retired by a
+# rotation stay here for verification: "<id>:<secret>,<id>:<secret>". With DEBUG on and
+# no key set, a development key is generated once into var/ledger-key.
+CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY", "")
+CARDROOM_LEDGER_OLD_KEYS = os.environ.get("CARDROOM_LEDGER_OLD_KEYS", "")
+CARDROOM_LEDGER_DEV_KEY_FILE = BASE_DIR / "var" / "ledger-key"
+# The login role the app process uses (empty: off, e.g. a developer's own server).
+# `migrate`, run as the tables' owner, creates it if missing (with this password, if
+# given) and grants it exactly what the app needs: no TRUNCATE, no ALTER, no UPDATE or
+# DELETE on the append-only ledger tables.
+# The app's own PostgreSQL (no DATABASE_URL) always has one: `cardroom_app`.
+CARDROOM_APP_DB_ROLE = os.environ.get("CARDROOM_APP_DB_ROLE", "" if os.environ.get("DATABASE_URL") else localdb.APP_ROLE)
+CARDROOM_APP_DB_PASSWORD = os.environ.get("CARDROOM_APP_DB_PASSWORD", "")

@@ -8,6 +8,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
+from cardroom.hashchain import parse_key as _ledger_key_check
+
 from .base import *  # noqa: F403
 
 DEBUG = False
@@ -15,6 +17,16 @@ DEBUG = False
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("dev-only"):
     raise ImproperlyConfigured("Set DJANGO_SECRET_KEY to a long random value (50+ characters) in the environment.")
+
+# The ledger key signs the hash chains (cardroom/hashchain.py); without it anyone who can
+# write the tables could re-hash them. No development key file in production.
+CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY", "")
+if not CARDROOM_LEDGER_KEY:
+    raise ImproperlyConfigured("Set CARDROOM_LEDGER_KEY ('<key id>:<secret of 32+ characters>') in the environment.")
+_ledger_key_check(CARDROOM_LEDGER_KEY)
+for _old in CARDROOM_LEDGER_OLD_KEYS.split(","):  # noqa: F405
+    if _old.strip():
+        _ledger_key_check(_old)
 
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]

@@ -8,3 +8,7 @@ unless the caller already points DATABASE_URL at a PostgreSQL server.
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# A fixed ledger key for the throwaway test database (the Django test runner turns DEBUG
+# off, so the development key file would not be used); CARDROOM_LEDGER_KEY overrides it.
+CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY") or "test:not-secret-only-for-the-test-database-0123456789"

@@ -11,7 +11,7 @@ Two kinds of data:
 * **Volume**: 100,000 fee lines (+ 2,000 refunds) on a table of their own over ten
   gaming days, 10,000 fee lines a day, inserted with COPY for speed. They reuse the
   rounds and events of two real rounds of that table (the rows need those foreign
-  keys), continue the table's collection hash chain with `cardroom.hashchain.link` over
+  keys), continue the table's collection hash chain with `cardroom.hashchain.link` (keyed) over
   `CollectionEntry.chain_content()` exactly as the command service does, and move the
   table's chain head, so `verify_logs` verifies them.
 """
@@ -174,11 +174,11 @@ def build_volume(ledger: Ledger, clock: Clock, days=VOLUME_DAYS):
     shift_of = _shifts(cal)
     columns = (
         "id, table_id, seq, round_id, event_id, kind, seat, player, payer, amount, basis, rate_index, "
-        "schedule_id, refund_of_id, reason, created_at, gaming_day, shift, prev_hash, row_hash"
+        "schedule_id, refund_of_id, reason, created_at, gaming_day, shift, prev_hash, row_hash, hash_key"
     )
     # One unsaved instance, its fields set row by row: chain_content() is the model's own
     # (what the command service hashes), without a model __init__ per row.
-    entry = CollectionEntry(table_id=v.pk, schedule_id=schedule_id, rate_index=1)
+    entry = CollectionEntry(table_id=v.pk, schedule_id=schedule_id, rate_index=1, hash_key=hashchain.current_key_id())
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY collections_fees_collectionentry ({columns}) FROM STDIN") as copy:
         for day in days:
             start, _ = cal.day_bounds(day)
@@ -220,7 +220,7 @@ def _append(copy, entry: CollectionEntry, row: dict, seq: int, head: str, day: d
     entry.gaming_day = day
     entry.shift = shift_of(entry.created_at)
     entry.prev_hash = head
-    entry.row_hash = hashchain.link(head, entry.chain_content())
+    entry.row_hash = hashchain.link(head, entry.chain_content(), entry.hash_key)
     # COPY text format; no value here holds a tab, newline or backslash.
     copy.write(
         "\t".join(
@@ -229,7 +229,7 @@ def _append(copy, entry: CollectionEntry, row: dict, seq: int, head: str, day: d
                 entry.id, entry.table_id, entry.seq, entry.round_id, entry.event_id, entry.kind, entry.seat,
                 entry.player, entry.payer, entry.amount, entry.basis, entry.rate_index, entry.schedule_id,
                 entry.refund_of_id, entry.reason, entry.created_at, entry.gaming_day, entry.shift,
-                entry.prev_hash, entry.row_hash,
+                entry.prev_hash, entry.row_hash, entry.hash_key,
             )
         )
         + "\n"

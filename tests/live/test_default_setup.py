@@ -19,8 +19,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psycopg
 import pytest
 
+from cardroom import localdb
 from tests.plugins.services import _free_port
 
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
@@ -161,6 +163,21 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
     assert manifest["file"]["sha256"] == hashlib.sha256(fresh).hexdigest()
     assert manifest["file"]["bytes"] == len(fresh)
     assert fresh == body  # nothing changed between the two downloads: the same bytes
+
+    # The served app logs in as a role that owns nothing and cannot rewrite the ledger.
+    cluster = localdb.Cluster(
+        data=readme_run.var / "postgres", run_dir=readme_run.var / "run", log=readme_run.var / "postgres.log"
+    )
+    with psycopg.connect(**cluster.connection_params()) as conn:
+        assert conn.execute(
+            "SELECT rolsuper, has_table_privilege(rolname, 'collections_fees_collectionentry', 'UPDATE'),"
+            " has_table_privilege(rolname, 'collections_fees_collectionentry', 'INSERT')"
+            " FROM pg_roles WHERE rolname = %s",
+            [localdb.APP_ROLE],
+        ).fetchone() == (False, False, True)
+        assert conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = %s AND datname = %s", [localdb.OWNER, localdb.DB_NAME]
+        ).fetchone()[0] == 1  # only this check: the server's connections are the app role's
 
     # Ctrl-C stops the server and then the database it started; the data stays for the next run.
     readme_run.ctrl_c()

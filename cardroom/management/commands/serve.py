@@ -1,7 +1,8 @@
 """`python manage.py serve`: what `make run` does: migrate, seed the demo floor, serve.
 
 With no DATABASE_URL, loading the settings has already started the checkout's own
-PostgreSQL (cardroom/localdb.py) and this process stops it when it ends: after Daphne
+PostgreSQL (cardroom/localdb.py); migrations run as its owner, Daphne as the app role
+that owns nothing (cardroom/db_roles.py), and this process stops the database when it ends: after Daphne
 stops on Ctrl-C (or SIGTERM), the database stops cleanly too, and the next `serve` finds
 its data again (the seeding is idempotent).
 
@@ -14,8 +15,10 @@ import signal
 import subprocess
 import sys
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import connections
 
 STOP_SECONDS = 15
 
@@ -32,9 +35,15 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         if not no_seed:
             call_command("seed_demo")
+        connections.close_all()  # the owner's login is not needed while serving
+        env = dict(os.environ)
+        if not os.environ.get("DATABASE_URL") and settings.CARDROOM_APP_DB_ROLE:
+            # The served app logs in as the role that owns nothing (granted by migrate above).
+            env["CARDROOM_LOCALDB_USER"] = settings.CARDROOM_APP_DB_ROLE
         daphne = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "cardroom.asgi:application"],
             stdin=subprocess.DEVNULL,
+            env=env,
         )
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops the server and its database)")
         signal.signal(signal.SIGTERM, lambda signum, frame: daphne.send_signal(signal.SIGTERM))

@@ -1,12 +1,23 @@
-"""`python manage.py verify_logs [--table ID]`: check every table's hash chains.
+"""`python manage.py verify_logs [--table ID] [--checkpoint]`: check every table's hash
+chains against their heads and signed checkpoints; `--checkpoint` first signs where
+every chain stands now.
 
-Exit status 0 when every chain verifies, 1 when any link is broken (each reported).
+`python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
+with the ledger key and no database, check a collection export against the signed
+checkpoints its manifest carries (tables/checkpoints.py, docs/compliance-exports.md).
+
+Exit status 0 when everything verifies, 1 when anything does not (each reported).
 """
 
+import csv as csvlib
+import hashlib
+import json
+import os
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from tables import checkpoints as anchors
 from tables.integrity import verify_table
 from tables.models import Table
 
@@ -16,11 +27,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--table", type=int, help="only this table id")
+        parser.add_argument("--checkpoint", action="store_true", help="first sign a checkpoint of every chain's head")
+        parser.add_argument("--checkpoints", metavar="MANIFEST", help="offline: check an export against its manifest")
+        parser.add_argument("--csv", help="the export's file (default: beside the manifest, by its file.name)")
 
-    def handle(self, *args, table=None, **options):
+    def handle(self, *args, table=None, checkpoint=False, checkpoints=None, csv=None, **options):
+        if checkpoints:
+            return self.offline(checkpoints, csv)
         tables = Table.objects.order_by("pk")
         if table is not None:
             tables = tables.filter(pk=table)
+        if checkpoint:
+            written = anchors.on_demand(tables)
+            self.stdout.write(f"{len(written)} checkpoints signed")
         broken, checked = [], 0
         for t in tables.iterator():
             checked += 1
@@ -29,4 +48,24 @@ class Command(BaseCommand):
             self.stdout.write(f"BROKEN {link}")
         self.stdout.write(f"{checked} tables checked, {len(broken)} broken chains")
         if broken:
+            sys.exit(1)
+
+    def offline(self, manifest_path, csv_path):
+        try:
+            with open(manifest_path, encoding="utf-8") as handle:
+                manifest = json.load(handle)
+            csv_path = csv_path or os.path.join(os.path.dirname(manifest_path), manifest["file"]["name"])
+            with open(csv_path, "rb") as handle:
+                content = handle.read()
+        except (OSError, ValueError, KeyError) as exc:
+            raise CommandError(f"cannot read the export: {exc}") from exc
+        problems = []
+        if hashlib.sha256(content).hexdigest() != manifest["file"]["sha256"] or len(content) != manifest["file"]["bytes"]:
+            problems.append(f"{csv_path} is not the file the manifest describes (SHA-256 or size differs)")
+        records = csvlib.DictReader(content.decode("utf-8").splitlines())
+        checked, found = anchors.verify_export(manifest, records)
+        for problem in problems + found:
+            self.stdout.write(f"BROKEN {problem}")
+        self.stdout.write(f"{checked} checkpoints checked, {len(problems) + len(found)} problems")
+        if problems or found:
             sys.exit(1)
