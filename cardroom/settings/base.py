@@ -154,7 +154,8 @@ CARDROOM_SHIFTS = [("day", "06:00"), ("swing", "14:00"), ("grave", "22:00")]
 # no key set, a development key is generated once into var/ledger-key.
 CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY", "")
 CARDROOM_LEDGER_OLD_KEYS = os.environ.get("CARDROOM_LEDGER_OLD_KEYS", "")
-CARDROOM_LEDGER_DEV_KEY_FILE = BASE_DIR / "var" / "ledger-key"
+# Beside the app's own PostgreSQL (CARDROOM_LOCALDB_DIR moves both, e.g. for a test).
+CARDROOM_LEDGER_DEV_KEY_FILE = Path(os.environ.get("CARDROOM_LOCALDB_DIR") or BASE_DIR / "var") / "ledger-key"
 # The login role the app process uses (empty: off, e.g. a developer's own server).
 # `migrate`, run as the tables' owner, creates it if missing (with this password, if
 # given) and grants it exactly what the app needs: no TRUNCATE, no ALTER, no UPDATE or
