@@ -202,6 +202,11 @@ def listen(results, ready, stop) -> None:
     rows: list[tuple[float, int, int, int]] = []  # (received, table, seq, bytes)
     raw: list[tuple[float, float | None, int]] = []  # (received, sent, bytes)
 
+    def take_batch(message, size):
+        # One message per window carries every table that changed: its bytes are shared.
+        now, batch = time.time(), message["rows"]
+        rows.extend((now, r["table"], r["seq"], size / len(batch)) for r in batch)
+
     async def drain(layer, channel, sink):
         while True:
             message = await layer.receive(channel)
@@ -213,7 +218,7 @@ def listen(results, ready, stop) -> None:
         await layer.group_add(FLOOR_GROUP, floor)
         await layer.group_add(RAW_GROUP, uncoalesced)
         tasks = [
-            asyncio.create_task(drain(layer, floor, lambda m, n: rows.append((time.time(), m["table"], m["seq"], n)))),
+            asyncio.create_task(drain(layer, floor, lambda m, n: take_batch(m, n))),
             asyncio.create_task(drain(layer, uncoalesced, lambda m, n: raw.append((time.time(), m.get("sent"), n)))),
         ]
         ready.set()

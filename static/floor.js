@@ -1,5 +1,6 @@
 // The floor dashboard: one row per table, kept live by /ws/floor/. The server sends every
-// row on connect (and every 30 s), then each table's latest row at most every 200 ms;
+// row on connect (and every 30 s), then the rows that changed, batched (one message per
+// server process per 250 ms window);
 // rows are drawn once per animation frame however many arrive, so 250 busy tables stay
 // smooth. Rows carry the table's seq: an older row (from a slower server process) is
 // ignored.
@@ -56,8 +57,7 @@
   }
 
   function onMessage(msg) {
-    if (msg.type === "floor") msg.rows.forEach(take);
-    else if (msg.type === "row") take(msg.row);
+    if (msg.type === "floor" || msg.type === "rows") msg.rows.forEach(take);
   }
 
   function onStatus(s) {

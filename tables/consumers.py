@@ -5,7 +5,8 @@ Protocol, server to client (every message a JSON object with a `type`):
   {"type": "snapshot", "snapshot": {...}}          on connect and on request
   {"type": "event", "seq": n, "command_type", "result", "snapshot"}  each accepted command
   {"type": "result", "id", "result", "version", "replayed"}         answer to a command
-  floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "row", "row": {...}}
+  floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "rows", "rows": [...]}
+         (the tables that changed in one window, at most one message per window per process)
 Client to server on a table socket:
   {"type": "command", "command": {... commands.md, with "id" and "version" ...}}
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
@@ -15,6 +16,7 @@ for a snapshot on a gap: one recovery path, the same as after a reconnect.
 
 import asyncio
 import json
+import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -37,6 +39,9 @@ NO_SUCH_TABLE = 4404
 # simulate_floor, cannot reach this one, so the floor re-reads the tables more often.
 FLOOR_REFRESH_SECONDS = 30
 FLOOR_REFRESH_IN_MEMORY_SECONDS = 2
+# A floor batch older than this reached a screen that fell behind (its queue held a
+# backlog): the screen gets one fresh full floor instead of stale batches.
+FLOOR_BEHIND_SECONDS = 2.0
 
 
 def _snapshot(table_id: int) -> dict | None:
@@ -143,10 +148,11 @@ class TableConsumer(_LoggedInConsumer):
 
 
 class FloorConsumer(_LoggedInConsumer):
-    """`/ws/floor/`: every table's row, then each table's latest row at most once per
-    coalescing window (tables.events.Publisher)."""
+    """`/ws/floor/`: every table's row, then the rows that changed, batched per window by
+    each process's publisher (tables.events.Publisher)."""
 
     refresher: asyncio.Task | None = None
+    caught_up_at = 0.0  # when this screen last got a full floor for falling behind
 
     def allowed(self, user) -> bool:
         return role_of(user) in READERS
@@ -175,5 +181,11 @@ class FloorConsumer(_LoggedInConsumer):
         if content.get("type") == "sync":
             await self._send_floor()
 
-    async def table_changed(self, message):
-        await self.send_json({"type": "row", "row": message["row"]})
+    async def floor_rows(self, message):
+        if time.time() - message["sent_at"] <= FLOOR_BEHIND_SECONDS:
+            await self.send_json({"type": "rows", "rows": message["rows"]})
+        elif time.monotonic() - self.caught_up_at > FLOOR_BEHIND_SECONDS:
+            # Behind: one fresh floor replaces the backlog; the batches still queued
+            # behind this one are as old, and are dropped until the screen is current.
+            self.caught_up_at = time.monotonic()
+            await self._send_floor()

@@ -6,10 +6,12 @@ to find every broadcast.
 * `table.<id>` (the tablet, the live table view) gets every accepted command as it
   happens: a `TableChanged` carrying the command's result and the table's snapshot at
   that seq. A client that sees a gap in `seq` takes a fresh snapshot.
-* `floor` (the supervisors' dashboard) gets the latest row of each table *at most once
-  per WINDOW* (`FloorRowChanged`), whatever the number of commands in between: with 250
-  busy tables a message per event would overrun channels_redis (a connection's queue
-  holds 100 messages and one process handles about 1,000 group messages a second).
+* `floor` (the supervisors' dashboards, one group) gets *at most one message per WINDOW
+  from each process* (`FloorRowsChanged`), carrying the latest row of every table that
+  changed in that window, read in one query: with 250 busy tables and 40 screens a message
+  per table (or per event) would overrun channels_redis (a connection's queue holds 100
+  messages and one process handles about 1,000 group messages a second). A screen that
+  falls behind is sent one fresh full floor instead of its backlog (tables.consumers).
 """
 
 import asyncio
@@ -29,10 +31,10 @@ from .selectors import floor_rows, table_snapshot
 logger = logging.getLogger(__name__)
 
 FLOOR_GROUP = "floor"
-# The floor hears of one table at most this often (seconds). The first change after a
-# quiet spell goes out at once; changes within the window are folded into one row sent
-# when the window ends, so the floor always ends on the latest state.
-WINDOW = 0.2
+# Each process sends the floor at most one message this often (seconds). The first
+# change after a quiet spell goes out at once; changes within the window are folded into
+# one batch sent when the window ends, so the floor always ends on the latest state.
+WINDOW = 0.25
 
 
 def table_group(table_id: int) -> str:
@@ -53,17 +55,16 @@ class TableChanged:
 
 
 @dataclass(frozen=True)
-class FloorRowChanged:
-    """The floor row of table `table` as it stood at version `seq` when the window closed
-    (tables.selectors.floor_rows); `command_type` is the last command it had applied
-    (whatever changed since: the tablet's presence, opening, closing), or None before its
-    first command."""
+class FloorRowsChanged:
+    """The floor rows (tables.selectors.floor_rows) of every table that changed in one
+    window, each as it stood when the window closed: its `seq` is the table's version, and
+    its `last_command` the last command it had applied (whatever changed since: the
+    tablet's presence, opening, closing). `sent_at` (epoch seconds) lets a screen tell a
+    fresh batch from a backlog."""
 
-    table: int
-    seq: int
-    command_type: str | None
-    row: dict
-    type: str = "table.changed"
+    rows: list
+    sent_at: float
+    type: str = "floor.rows"  # the consumer method `floor_rows` receives it
 
 
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
@@ -120,11 +121,11 @@ class Publisher:
     management command and in tests, and keeps its Redis connections open (a fresh
     `async_to_sync` loop per event would open new ones every time).
 
-    For the floor it keeps which tables changed and when each was last sent. The rows are
-    read from the database when sent, so they are the latest committed state whichever
-    process changed the table; several Daphne processes each coalesce their own commands
-    and the dashboard keeps the highest `seq` per table. A command's answer never waits
-    for the floor.
+    For the floor it keeps which tables changed since its last batch, and sends them all
+    in one message at most once per window. The rows are read from the database when
+    sent, so they are the latest committed state whichever process changed the table;
+    several Daphne processes each send their own batches and the dashboard keeps the
+    highest `seq` per table. A command's answer never waits for the floor.
     """
 
     def __init__(self, window: float):
@@ -133,7 +134,7 @@ class Publisher:
         self.floor_sent = 0  # floor messages sent by this process (the benchmark reads it)
         self._lock = threading.Lock()
         self._dirty: set[int] = set()
-        self._last_sent: dict[int, float] = {}
+        self._last_flush = -window
         self._idle = threading.Event()
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -183,17 +184,19 @@ class Publisher:
             self._wakeup.clear()  # before reading _dirty: a later change sets it again
             with self._lock:
                 now = time.monotonic()
-                due = sorted(t for t in self._dirty if now >= self._last_sent.get(t, -self.window) + self.window)
-                self._dirty.difference_update(due)
-                self._last_sent.update(dict.fromkeys(due, now))
-                waits = [self._last_sent[t] + self.window - now for t in self._dirty]
-                if not due and not waits:
+                wait = self._last_flush + self.window - now
+                due = []
+                if self._dirty and wait <= 0:
+                    due = sorted(self._dirty)
+                    self._dirty.clear()
+                    self._last_flush = now
+                elif not self._dirty:
                     self._idle.set()
             if due:
                 await self._flush(due)
                 continue
             try:
-                await asyncio.wait_for(self._wakeup.wait(), timeout=min(waits) if waits else None)
+                await asyncio.wait_for(self._wakeup.wait(), timeout=wait if wait > 0 else None)
             except TimeoutError:
                 pass
 
@@ -202,12 +205,10 @@ class Publisher:
             return
         try:
             rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids)
-            for row in rows:
-                message = FloorRowChanged(table=row["table"], seq=row["seq"], command_type=row["last_command"], row=row)
-                await self._group_send(FLOOR_GROUP, _message(message))
-                self.floor_sent += 1
+            await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(rows=rows, sent_at=time.time())))
+            self.floor_sent += 1
         except Exception:
-            # The floor's periodic full refresh (tables.consumers) mends a lost row.
+            # The floor's periodic full refresh (tables.consumers) mends a lost batch.
             logger.exception("floor rows for tables %s could not be sent", table_ids)
 
     async def _group_send(self, group: str, message: dict) -> None:

@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.test import Client
 
-from tables.events import WINDOW
+from tables.events import WINDOW, publisher
 from tables.models import TableEvent
 
 from .conftest import amake_table, apply_event, arun, receive_until, socket
@@ -267,13 +267,18 @@ def test_a_stale_version_is_answered_with_the_current_state(session_cookie):
 
 
 async def _floor_rows_until(floor, table_id, predicate, timeout=TIMEOUT):
+    """The rows of `table_id` in the floor's batches, up to the first that satisfies
+    `predicate`; each batch holds at most one row per table."""
     rows = []
     while True:
         message = await floor.receive_json_from(timeout=timeout)
-        if message["type"] == "row" and message["row"]["table"] == table_id:
-            rows.append(message["row"])
-            if predicate(message["row"]):
-                return rows
+        if message["type"] != "rows":
+            continue
+        mine = [row for row in message["rows"] if row["table"] == table_id]
+        assert len(mine) <= 1, mine
+        rows += mine
+        if mine and predicate(mine[0]):
+            return rows
 
 
 def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie):
@@ -302,6 +307,51 @@ def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie
         assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0}
         assert last["seated"] == 3 and last["open"] is True
         assert [a["kind"] for a in last["alerts"]] == ["tablet_disconnected"]
+        await floor.disconnect()
+
+    play(scenario)
+
+
+def test_tables_that_change_in_one_window_reach_the_floor_in_one_message(session_cookie):
+    """Per window, not per table: a screen gets one message however many tables changed,
+    so messages grow with screens, not with tables x screens."""
+
+    async def scenario():
+        tables = [await amake_table() for _ in range(3)]
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect(timeout=TIMEOUT))[0]
+        await floor.receive_json_from(timeout=TIMEOUT)  # the whole floor first
+        await arun(tables[0].pk, SEATED[0])  # the first change after a quiet spell goes at once
+        first = await floor.receive_json_from(timeout=TIMEOUT)
+        assert first["type"] == "rows" and [r["table"] for r in first["rows"]] == [tables[0].pk]
+        for table in tables:  # all within the window that follows
+            await arun(table.pk, SEATED[1])
+        batch = await floor.receive_json_from(timeout=TIMEOUT)
+        assert batch["type"] == "rows"
+        assert sorted((r["table"], r["seq"]) for r in batch["rows"]) == [
+            (tables[0].pk, 2), (tables[1].pk, 1), (tables[2].pk, 1)
+        ]
+        await floor.disconnect()
+
+    play(scenario)
+
+
+def test_a_floor_screen_that_fell_behind_gets_a_fresh_floor_instead_of_the_backlog(session_cookie):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        assert await sync_to_async(publisher.drain)()  # these rows are sent before the screen opens
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect(timeout=TIMEOUT))[0]
+        await floor.receive_json_from(timeout=TIMEOUT)
+        layer = get_channel_layer()
+        stale_row = {"table": table.pk, "seq": 1, "open": True}
+        for _ in range(3):  # a backlog: batches sent long before this screen reads them
+            await layer.group_send("floor", {"type": "floor.rows", "rows": [stale_row], "sent_at": time.time() - 60})
+        fresh = await floor.receive_json_from(timeout=TIMEOUT)
+        assert fresh["type"] == "floor"
+        assert {r["table"]: r["seq"] for r in fresh["rows"]}[table.pk] == len(SEATED)
+        assert await floor.receive_nothing(timeout=0.5)  # the rest of the backlog is dropped
         await floor.disconnect()
 
     play(scenario)
