@@ -394,5 +394,4 @@ def project_database(base_dir: Path, *, user: str = OWNER) -> dict:
         "PASSWORD": "",
         "HOST": params["host"],
         "PORT": str(params.get("port", "")),
-        "CONN_MAX_AGE": 0,
     }

@@ -70,12 +70,19 @@ TEMPLATES = [
 
 ASGI_APPLICATION = "cardroom.asgi.application"
 
+# Connections are kept (CARDROOM_DB_CONN_MAX_AGE seconds) and checked before reuse: opening one per
+# command cost a Daphne process more than a quarter of its time (and PostgreSQL a
+# backend start), measured by benchmarks/bench_e2e.py.
+CARDROOM_DB_CONN_MAX_AGE = int(os.environ.get("CARDROOM_DB_CONN_MAX_AGE", "300"))
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.config(env="DATABASE_URL", conn_max_age=0)}
+    DATABASES = {
+        "default": dj_database_url.config(env="DATABASE_URL", conn_max_age=CARDROOM_DB_CONN_MAX_AGE, conn_health_checks=True)
+    }
 else:
     # Migrations and the operator's own commands log in as the owner; `manage.py serve`
     # runs Daphne as the least-privilege app role (CARDROOM_LOCALDB_USER, see below).
     DATABASES = {"default": localdb.project_database(BASE_DIR, user=os.environ.get("CARDROOM_LOCALDB_USER") or localdb.OWNER)}
+    DATABASES["default"].update(CONN_MAX_AGE=CARDROOM_DB_CONN_MAX_AGE, CONN_HEALTH_CHECKS=True)
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     # The append-only triggers, COPY exports and row locks are PostgreSQL's.
     raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgresql://...)")
