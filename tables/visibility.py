@@ -5,7 +5,9 @@ Audiences:
   .can_drive): the board as revealed, and every hole card dealt or entered (the dealer
   deals the hands and enters them at the showdown).
 * LIVE, the read-only live view, and whoever asks without being allowed to drive: the
-  board as revealed; hole cards at the showdown only, and never a folded hand (mucked).
+  board as revealed; hole cards at the showdown only, of the hands the showdown turns
+  over (the player-dealer's, every player who did not fold, a folded player with Trips:
+  rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
 * The floor's rows carry no card at all (tables.selectors.floor_rows).
 
 No audience gets the board the software dealt and has not revealed yet
@@ -29,11 +31,11 @@ def audience_of(actor: Actor, table_id: int, *, asks_tablet: bool) -> str:
     return TABLET if asks_tablet and can_drive(actor, table_id) else LIVE
 
 
-def _hole_shown(audience: str, phase: str, folded: bool) -> bool:
+def _hole_shown(audience: str, phase: str, turned_over: bool) -> bool:
     if audience == TABLET:
         return True
     if audience == LIVE:
-        return phase == "showdown" and not folded
+        return phase == "showdown" and turned_over
     raise ValueError(f"unknown audience {audience!r}")
 
 
@@ -47,9 +49,10 @@ def hidden_cards(game: dict, audience: str) -> set[str]:
     hidden = set(rnd["pending_community"])
     phase = rnd["phase"]
     for seat in rnd["seats"].values():
-        if not _hole_shown(audience, phase, seat["folded"]):
+        # The hands the showdown turns over, as RoundState.showdown_seats counts them.
+        if not _hole_shown(audience, phase, turned_over=not seat["folded"] or bool(seat["trips"])):
             hidden.update(seat["hole"] or ())
-    if not _hole_shown(audience, phase, folded=False):
+    if not _hole_shown(audience, phase, turned_over=True):
         hidden.update(rnd["pd_hole"] or ())
     return hidden
 
