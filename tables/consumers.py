@@ -65,11 +65,10 @@ def session_user(scope):
     password changed, the user deactivated or deleted. Django's own check of every HTTP
     request (django.contrib.auth.get_user) on a fresh read of the session, since the
     scope's session was read once, at connect."""
-    key = getattr(scope.get("session"), "session_key", None)
-    if not key:
-        return None
-    user = get_user(SimpleNamespace(session=import_module(settings.SESSION_ENGINE).SessionStore(key)))
-    return user if user.is_authenticated and user.pk == scope["user"].pk else None
+    # A session holds one user: a login as someone else gets a new key (django.contrib.auth.login).
+    session = import_module(settings.SESSION_ENGINE).SessionStore(scope["session"].session_key)
+    user = get_user(SimpleNamespace(session=session))
+    return user if user.is_authenticated else None
 
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
