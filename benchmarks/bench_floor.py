@@ -123,9 +123,9 @@ def burst(ids, rate, seconds) -> dict:
 
     from tables.events import publisher
     from tables.models import Table
-    from tables.selectors import table_snapshot
+    from tables.selectors import server_snapshot
 
-    snapshot = table_snapshot(Table.objects.get(pk=ids[0]))
+    snapshot = server_snapshot(Table.objects.get(pk=ids[0]))
     rng = random.Random(7)
     schedule = sorted((rng.uniform(0, seconds), t) for t in ids for _ in range(int(rate * seconds)))
     sent = {"messages": 0, "bytes": len(json.dumps(snapshot)) + 80}

@@ -37,6 +37,8 @@ const Live = (() => {
         if (this.ws !== ws) return;
         this.ws = null;
         if (e.code === 4401 || e.code === 403) { this.onStatus("logged_out"); return; }
+        // The role or the assignment no longer lets this person here: retrying cannot help.
+        if (e.code === 4403) { this.onStatus("not_allowed"); return; }
         this.onStatus("closed");
         this.reconnectSoon(this.delay);
         this.delay = Math.min(this.delay * 2, 8000);
@@ -95,6 +97,7 @@ const Live = (() => {
   const STATUS_TEXT = {
     connecting: "Connecting…", open: "Live", closed: "Offline: reconnecting…",
     logged_out: "Logged out: log in again",
+    not_allowed: "No longer allowed here: reload the page",
   };
 
   return { applyEvent, Socket, money, toCents, h, PHASE, STATUS_TEXT };

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class TablesConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'tables'
+
+    def ready(self):
+        from . import receivers  # noqa: F401  (a logout closes the session's sockets)

@@ -12,23 +12,36 @@ Client to server on a table socket:
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
 A client applies an event whose seq is its version + 1, ignores older ones, and asks
 for a snapshot on a gap: one recovery path, the same as after a reconnect.
+
+What a socket is sent is cut for its viewer (tables.visibility): the tablet's view for a
+`?role=tablet` socket of a person who may drive the table, the live view otherwise.
+
+A socket follows its session: before every command and every SESSION_CHECK_SECONDS it
+checks that the session still stands, the user is active and their role (a dealer's
+assignment) still lets them here, and closes otherwise (4401 logged out, 4403 not
+allowed); a logout closes the session's sockets at once (tables.receivers).
 """
 
 import asyncio
 import json
 import time
+from importlib import import_module
+from types import SimpleNamespace
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
+from django.conf import settings
+from django.contrib.auth import get_user
 
-from cardroom.access import READERS, Actor, can_view_table, role_of
+from cardroom.access import READERS, Actor, can_drive, can_view_table, role_of
 
 from . import events, presence
 from .models import Table
 from .selectors import floor_rows, table_snapshot
 from .services import CommandOutcome, command_execute
+from .visibility import LIVE, TABLET, event_for
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -42,35 +55,90 @@ FLOOR_REFRESH_IN_MEMORY_SECONDS = 2
 # A floor batch older than this reached a screen that fell behind (its queue held a
 # backlog): the screen gets one fresh full floor instead of stale batches.
 FLOOR_BEHIND_SECONDS = 2.0
+# How often an open socket checks that its session, user and role still let it in: the
+# longest a deactivated user or an ended assignment keeps watching (a logout is at once).
+SESSION_CHECK_SECONDS = 5
 
 
-def _snapshot(table_id: int) -> dict | None:
+def _snapshot(table_id: int, audience: str) -> dict | None:
     table = Table.objects.filter(pk=table_id).first()
-    return table_snapshot(table) if table else None
+    return table_snapshot(table, audience) if table else None
 
 
-def _command_from(scope, table_id: int, command) -> CommandOutcome:
-    """One trip to the database thread: who sends the command, then the command."""
-    return command_execute(table_id=table_id, command=command, actor=Actor.from_scope(scope))
+def session_user(scope):
+    """The socket's user as their session stands now, or None: logged out or expired, the
+    password changed, the user deactivated or deleted. Django's own check of every HTTP
+    request (django.contrib.auth.get_user) on a fresh read of the session, since the
+    scope's session was read once, at connect."""
+    # A session holds one user: a login as someone else gets a new key (django.contrib.auth.login).
+    session = import_module(settings.SESSION_ENGINE).SessionStore(scope["session"].session_key)
+    user = get_user(SimpleNamespace(session=session))
+    return user if user.is_authenticated else None
 
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
+    watcher: asyncio.Task | None = None
+    session: str = ""  # events.session_tag of the socket's session
+
     async def connect(self):
         # Closing before accepting refuses the handshake (HTTP 403 to the browser).
-        if not self.scope["user"].is_authenticated:
+        user = self.scope["user"]
+        if not user.is_authenticated:
             await self.close(code=NOT_LOGGED_IN)
             return
-        if not await database_sync_to_async(self.allowed)(self.scope["user"]):
+        if not await database_sync_to_async(self.allowed)(user):
             await self.close(code=NOT_ALLOWED)
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
+        self.session = events.session_tag(self.scope["session"].session_key or "")
+        await self.channel_layer.group_add(events.user_group(user.pk), self.channel_name)
         await self.joined()
 
     def allowed(self, user) -> bool:
+        """May `user` open this socket?"""
         raise NotImplementedError
+
+    def still_allowed(self, user) -> bool:
+        """May `user` keep this socket open (checked before each command, and periodically)?"""
+        return self.allowed(user)
 
     async def joined(self):
         raise NotImplementedError
+
+    async def accepted(self):
+        await self.accept()
+        self.watcher = asyncio.create_task(self._watch())
+
+    def refusal(self) -> int | None:
+        """None while this socket may stay open, else the code it closes with. Takes the
+        user afresh into the scope, so a command is sent as the user now stands."""
+        user = session_user(self.scope)
+        if user is None:
+            return NOT_LOGGED_IN
+        self.scope["user"] = user
+        return None if self.still_allowed(user) else NOT_ALLOWED
+
+    async def stays_open(self) -> bool:
+        code = await database_sync_to_async(self.refusal)()
+        if code is not None:
+            await self.close(code=code)
+        return code is None
+
+    async def _watch(self):
+        while True:
+            await asyncio.sleep(SESSION_CHECK_SECONDS)
+            if not await self.stays_open():
+                return
+
+    async def session_ended(self, message):
+        if message["session"] == self.session:
+            await self.close(code=NOT_LOGGED_IN)
+
+    async def disconnect(self, code):
+        if self.watcher is not None:
+            self.watcher.cancel()
+        if self.scope["user"].is_authenticated:
+            await self.channel_layer.group_discard(events.user_group(self.scope["user"].pk), self.channel_name)
 
     @classmethod
     async def decode_json(cls, text_data):
@@ -82,32 +150,46 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
 
 
 class TableConsumer(_LoggedInConsumer):
-    """`/ws/tables/<id>/`: the tablet (`?role=tablet`, counted for presence) and the
-    read-only live view."""
+    """`/ws/tables/<id>/`: the tablet (`?role=tablet` from a person who may drive the
+    table: counted for presence, sent the tablet's view) and the read-only live view."""
 
     table_id: int | None = None
     is_tablet = False
+    audience = LIVE
 
     def allowed(self, user) -> bool:
-        return can_view_table(Actor.of(user), self.scope["url_route"]["kwargs"]["table_id"])
+        table_id = self.scope["url_route"]["kwargs"]["table_id"]
+        actor = Actor.of(user)
+        if not can_view_table(actor, table_id):
+            return False
+        # Asked by someone who may only watch (compliance), `?role=tablet` opens the live
+        # view: it neither counts as the table's tablet nor shows its cards.
+        asks_tablet = parse_qs(self.scope["query_string"].decode()).get("role") == ["tablet"]
+        self.is_tablet = asks_tablet and can_drive(actor, table_id)
+        self.audience = TABLET if self.is_tablet else LIVE
+        return True
+
+    def still_allowed(self, user) -> bool:
+        table_id = self.scope["url_route"]["kwargs"]["table_id"]
+        return can_drive(Actor.of(user), table_id) if self.is_tablet else can_view_table(Actor.of(user), table_id)
 
     async def joined(self):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
-        self.is_tablet = parse_qs(self.scope["query_string"].decode()).get("role") == ["tablet"]
         # Join first, then read: an event committed in between is then both in the
         # snapshot and queued behind it, and the client drops it by its seq.
         await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
-        snapshot = await database_sync_to_async(_snapshot)(self.table_id)
+        snapshot = await database_sync_to_async(_snapshot)(self.table_id, self.audience)
         if snapshot is None:
             await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
             await self.close(code=NO_SUCH_TABLE)
             return
-        await self.accept()
+        await self.accepted()
         await self.send_json({"type": "snapshot", "snapshot": snapshot})
         if self.is_tablet:
             await self._tablet_seen()
 
     async def disconnect(self, code):
+        await super().disconnect(code)
         if self.table_id is None:
             return
         await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
@@ -120,7 +202,8 @@ class TableConsumer(_LoggedInConsumer):
         if kind == "command":
             await self._command(content.get("command"))
         elif kind == "sync":
-            await self.send_json({"type": "snapshot", "snapshot": await database_sync_to_async(_snapshot)(self.table_id)})
+            snapshot = await database_sync_to_async(_snapshot)(self.table_id, self.audience)
+            await self.send_json({"type": "snapshot", "snapshot": snapshot})
         elif kind == "heartbeat":
             if self.is_tablet:
                 await self._tablet_seen()
@@ -128,23 +211,27 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json({"type": "error", "message": "expected a message of type command, sync or heartbeat"})
 
     async def _command(self, command):
-        outcome = await database_sync_to_async(_command_from)(self.scope, self.table_id, command)
+        refusal, outcome = await database_sync_to_async(self._checked_command)(command)
+        if refusal is not None:
+            await self.close(code=refusal)
+            return
         await self.send_json({"type": "result", **outcome.reply(command)})
+
+    def _checked_command(self, command) -> tuple[int | None, CommandOutcome | None]:
+        """One trip to the database thread: the socket's session and user as they stand
+        now, then the command as that user (the service checks they may drive the table)."""
+        refusal = self.refusal()
+        if refusal is not None:
+            return refusal, None
+        return None, command_execute(table_id=self.table_id, command=command, actor=Actor.from_scope(self.scope))
 
     async def _tablet_seen(self):
         if await database_sync_to_async(presence.tablet_seen)(self.table_id, self.channel_name):
             events.tablet_presence_changed(self.table_id)
 
     async def table_changed(self, message):
-        await self.send_json(
-            {
-                "type": "event",
-                "seq": message["seq"],
-                "command_type": message["command_type"],
-                "result": message["result"],
-                "snapshot": message["snapshot"],
-            }
-        )
+        # The group's message has every card; this socket sends what its viewer may see.
+        await self.send_json(event_for(message, self.audience))
 
 
 class FloorConsumer(_LoggedInConsumer):
@@ -159,7 +246,7 @@ class FloorConsumer(_LoggedInConsumer):
 
     async def joined(self):
         await self.channel_layer.group_add(events.FLOOR_GROUP, self.channel_name)
-        await self.accept()
+        await self.accepted()
         await self._send_floor()
         self.refresher = asyncio.create_task(self._refresh())
 
@@ -173,6 +260,7 @@ class FloorConsumer(_LoggedInConsumer):
             await self._send_floor()
 
     async def disconnect(self, code):
+        await super().disconnect(code)
         if self.refresher is not None:
             self.refresher.cancel()
         await self.channel_layer.group_discard(events.FLOOR_GROUP, self.channel_name)

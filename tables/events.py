@@ -15,6 +15,7 @@ to find every broadcast.
 """
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -26,7 +27,7 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
-from .selectors import floor_rows, table_snapshot
+from .selectors import floor_rows, server_snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +42,22 @@ def table_group(table_id: int) -> str:
     return f"table.{table_id}"
 
 
+def user_group(user_id: int) -> str:
+    """Every socket of one person joins this group (tables.consumers)."""
+    return f"user.{user_id}"
+
+
+def session_tag(session_key: str) -> str:
+    """A session as named in messages: a digest, since the key itself is a credential."""
+    return hashlib.sha256(session_key.encode()).hexdigest()[:32]
+
+
 @dataclass(frozen=True)
 class TableChanged:
     """Table `table` reached version `seq` by an accepted command; `snapshot` is the
-    table's snapshot at that version (tables.selectors.table_snapshot)."""
+    table's whole snapshot at that version (tables.selectors.server_snapshot), hole cards
+    and undealt board included: each socket cuts it down for its viewer before sending
+    (tables.visibility.event_for), so the publisher builds one snapshot per event."""
 
     table: int
     seq: int
@@ -67,6 +80,28 @@ class FloorRowsChanged:
     type: str = "floor.rows"  # the consumer method `floor_rows` receives it
 
 
+@dataclass(frozen=True)
+class SessionEnded:
+    """The session `session` (session_tag) of user `user` has ended (logout): the sockets
+    opened with it close."""
+
+    user: int
+    session: str
+    type: str = "session.ended"  # the consumer method `session_ended` receives it
+
+
+def session_ended(user_id: int, session_key: str) -> None:
+    """A person logged out: their sockets of that session close at once, not at their next
+    check (tables.consumers.SESSION_CHECK_SECONDS)."""
+    if get_channel_layer() is None:
+        return
+    try:
+        publisher.send(user_group(user_id), _message(SessionEnded(user=user_id, session=session_tag(session_key))))
+    except Exception:
+        # The logout itself goes on: the sockets' periodic check closes them soon after.
+        logger.exception("the logout of user %s could not be sent to their sockets", user_id)
+
+
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
@@ -76,7 +111,7 @@ def publish_on_commit(*, table, command_type: str, result: dict) -> None:
 def _send_changed(table, command_type: str, result: dict) -> None:
     _send(
         TableChanged(
-            table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=table_snapshot(table)
+            table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=server_snapshot(table)
         )
     )
 

@@ -20,13 +20,21 @@ from rounds.models import Round
 
 from . import presence
 from .models import Table, TableEvent
+from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
 IDLE_AFTER = timedelta(minutes=10)
 
 
-def table_snapshot(table: Table) -> dict:
-    """What a client needs to draw the table, with the version (event seq) it shows."""
+def table_snapshot(table: Table, audience: str) -> dict:
+    """What a client of `audience` (tables.visibility) needs to draw the table, with the
+    version (event seq) it shows."""
+    return snapshot_for(server_snapshot(table), audience)
+
+
+def server_snapshot(table: Table) -> dict:
+    """The whole snapshot, undealt cards and every hole card included: for the server's own
+    messages only (the publisher's group message), never sent to a client as it is."""
     return {
         "table": table.pk,
         "name": table.name,

@@ -28,6 +28,7 @@ from . import checkpoints, events, presence, recording
 from .events import floor_row_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
+from .visibility import TABLET
 
 logger = logging.getLogger(__name__)
 
@@ -354,7 +355,8 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
     result = refusal.as_result()
     recordable = isinstance(command, dict) and _recordable(command)
     if refusal.code == "stale_version":
-        result["state"] = table_snapshot(table)
+        # Only a person who may drive the table gets here (authorisation comes first).
+        result["state"] = table_snapshot(table, TABLET)
     # A refusal changes no table state and no event; it is kept so that a retry of the
     # same id gets this same answer, and so that supervisors can see what was tried.
     RejectedCommand.objects.create(

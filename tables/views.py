@@ -15,6 +15,7 @@ from .models import Table
 from .selectors import floor_rows, table_snapshot
 from .services import command_execute
 from .ui_text import ERROR_TEXT
+from .visibility import LIVE, TABLET, audience_of
 
 
 @page_for(*EVERY_ROLE)
@@ -31,17 +32,17 @@ def floor(request):
 def table_live(request, table_id: int):
     if not can_view_table(Actor.from_request(request), table_id):
         raise PermissionDenied("a dealer sees the tables assigned to them")
-    return _table_page(request, table_id, "tables/live.html")
+    return _table_page(request, table_id, "tables/live.html", LIVE)
 
 
 @page_for(*DRIVERS)
 def tablet(request, table_id: int):
     if not can_drive(Actor.from_request(request), table_id):
         raise PermissionDenied("a dealer drives the tables assigned to them for this shift")
-    return _table_page(request, table_id, "tables/tablet.html")
+    return _table_page(request, table_id, "tables/tablet.html", TABLET)
 
 
-def _table_page(request, table_id: int, template: str):
+def _table_page(request, table_id: int, template: str, audience: str):
     table = get_object_or_404(Table, pk=table_id)
     return render(
         request,
@@ -50,7 +51,7 @@ def _table_page(request, table_id: int, template: str):
             "table": table,
             "page": {
                 "table": table.pk,
-                "snapshot": table_snapshot(table),
+                "snapshot": table_snapshot(table, audience),
                 "errors": ERROR_TEXT,
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
@@ -80,10 +81,14 @@ def table_command(request, table_id: int):
 @api_for(*EVERY_ROLE)
 @require_GET
 def table_state(request, table_id: int):
+    """The live view's snapshot; `?role=tablet` asks for the tablet's, given to a person
+    who may drive the table (as on the socket)."""
     table = get_object_or_404(Table, pk=table_id)
-    if not can_view_table(Actor.from_request(request), table_id):
+    actor = Actor.from_request(request)
+    if not can_view_table(actor, table_id):
         return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "not your table"}}, status=403)
-    return JsonResponse(table_snapshot(table))
+    audience = audience_of(actor, table_id, asks_tablet=request.GET.get("role") == "tablet")
+    return JsonResponse(table_snapshot(table, audience))
 
 
 def healthz(request):

@@ -251,6 +251,25 @@ def test_pd_passing_declines_its_own_last_offer():
     refuse(game, {"type": "open_round", "bank": 100}, "no_player_dealer")
 
 
+def test_pd_who_passes_then_moves_seat_is_still_offered_last():
+    """The passer is asked last whatever chair they sit in: moving clockwise ahead of the
+    next offers must not bring their turn forward."""
+    game = table_with_pd(2, [1, 3, 5])
+    game, _ = settle_round(game, 3)  # P-2 has banked one round: under the limit
+    game, results = drive(
+        game,
+        [
+            {"type": "pass_bank"},  # offers start at seat 3, the passer last
+            {"type": "leave", "seat": 2},
+            {"type": "sit", "seat": 4, "player": "P-2"},  # now between seat 3 and seat 5
+            {"type": "decline_bank", "seat": 3},
+            {"type": "decline_bank", "seat": 5},
+            {"type": "decline_bank", "seat": 1},
+        ],
+    )
+    assert [results[0]["offer"], results[3]["offer"], results[4]["offer"], results[5]["offer"]] == [3, 5, 1, 4]
+
+
 def test_pass_then_another_seat_accepts_and_banks():
     game = table_with_pd(2, [1, 3, 4])
     game, _ = settle_round(game, 3)

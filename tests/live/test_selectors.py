@@ -9,6 +9,7 @@ from cardroom.access import Actor
 from tables.models import Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
+from tables.visibility import TABLET
 from tests.engine.helpers import FEES, example_b
 
 from .conftest import make_table, run
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def view(table):
     table.refresh_from_db()
-    return table_snapshot(table)["view"]
+    return table_snapshot(table, TABLET)["view"]
 
 
 def row(table, **kwargs):

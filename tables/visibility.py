@@ -1,0 +1,105 @@
+"""Who sees which cards: the one place that decides what of a table leaves the server.
+
+Audiences:
+* TABLET, the dealer's tablet, for a person who may drive the table (cardroom.access
+  .can_drive): the board as revealed, and every hole card dealt or entered (the dealer
+  deals the hands and enters them at the showdown).
+* LIVE, the read-only live view, and whoever asks without being allowed to drive: the
+  board as revealed; hole cards at the showdown only, of the hands the showdown turns
+  over (the player-dealer's, every player who did not fold, a folded player with Trips:
+  rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
+* The floor's rows carry no card at all (tables.selectors.floor_rows).
+
+No audience gets the board the software dealt and has not revealed yet
+(`pending_community`): with a server shuffle it is the future flop, turn and river.
+
+A snapshot is built once, whole (tables.selectors.server_snapshot), and cut down here for
+each audience. The publisher sends one message per event to a table's group, and each
+socket cuts it for its own audience before sending (tables.consumers), so an event costs
+one snapshot whatever the number and kinds of viewers.
+"""
+
+from cardroom.access import Actor, can_drive
+
+TABLET = "tablet"
+LIVE = "live"
+AUDIENCES = (TABLET, LIVE)
+
+
+def audience_of(actor: Actor, table_id: int, *, asks_tablet: bool) -> str:
+    """The tablet's view for someone who asks for it and may drive the table; else live."""
+    return TABLET if asks_tablet and can_drive(actor, table_id) else LIVE
+
+
+def _hole_shown(audience: str, phase: str, turned_over: bool) -> bool:
+    if audience == TABLET:
+        return True
+    if audience == LIVE:
+        return phase == "showdown" and turned_over
+    raise ValueError(f"unknown audience {audience!r}")
+
+
+def hidden_cards(game: dict, audience: str) -> set[str]:
+    """The cards of the engine state `game` (TableGame.to_dict) that `audience` may not see."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"unknown audience {audience!r}")
+    rnd = game["round"]
+    if rnd is None:
+        return set()
+    hidden = set(rnd["pending_community"])
+    phase = rnd["phase"]
+    for seat in rnd["seats"].values():
+        # The hands the showdown turns over, as RoundState.showdown_seats counts them.
+        if not _hole_shown(audience, phase, turned_over=not seat["folded"] or bool(seat["trips"])):
+            hidden.update(seat["hole"] or ())
+    if not _hole_shown(audience, phase, turned_over=True):
+        hidden.update(rnd["pd_hole"] or ())
+    return hidden
+
+
+def _mask(cards: list | None, hidden: set[str]) -> list | None:
+    # A hidden card stays a place (None): the screens draw its back.
+    return [None if c in hidden else c for c in cards] if cards else cards
+
+
+def snapshot_for(snapshot: dict, audience: str) -> dict:
+    """`snapshot` (tables.selectors.server_snapshot) as `audience` may see it. The input is
+    not changed: one snapshot is cut for several audiences."""
+    hidden = hidden_cards(snapshot["game"], audience)
+    rnd = snapshot["game"]["round"]
+    if rnd is None:
+        return snapshot  # between rounds no card is in play
+    shown_round = {key: value for key, value in rnd.items() if key != "pending_community"}
+    shown_round["pd_hole"] = _mask(rnd["pd_hole"], hidden)
+    shown_round["seats"] = {n: {**seat, "hole": _mask(seat["hole"], hidden)} for n, seat in rnd["seats"].items()}
+    view = snapshot["view"]
+    shown_view = {
+        **view,
+        "used_cards": [c for c in view["used_cards"] if c not in hidden],
+        "seats": [
+            {**seat, "wager": {**seat["wager"], "hole": _mask(seat["wager"]["hole"], hidden)}} if seat["wager"] else seat
+            for seat in view["seats"]
+        ],
+    }
+    return {**snapshot, "game": {**snapshot["game"], "round": shown_round}, "view": shown_view}
+
+
+def event_for(message: dict, audience: str) -> dict:
+    """A table event (tables.events.TableChanged, as the group received it) as `audience`
+    may see it: its snapshot, and the hands in a `deal` result."""
+    snapshot = message["snapshot"]
+    result = message["result"]
+    if message["command_type"] == "deal" and result.get("ok"):
+        hidden = hidden_cards(snapshot["game"], audience)
+        result = {
+            **result,
+            "hands": {seat: _mask(cards, hidden) for seat, cards in result.get("hands", {}).items()},
+            "player_dealer": _mask(result.get("player_dealer"), hidden),
+        }
+    return {
+        "type": "event",
+        "seq": message["seq"],
+        "command_type": message["command_type"],
+        "result": result,
+        "snapshot": snapshot_for(snapshot, audience),
+    }

@@ -1,0 +1,251 @@
+"""A socket follows its session, its user and their role (tables.consumers): as a dealer
+and as compliance, not only as a supervisor."""
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import Group, User
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from tables import consumers, presence
+from tables.models import DealerAssignment, Table, TableEvent
+
+from .conftest import make_table, run, socket
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
+
+TIMEOUT = 10
+SEATED = [
+    {"type": "sit", "seat": 1, "player": "P-1"},
+    {"type": "sit", "seat": 2, "player": "P-2"},
+    {"type": "offer_bank", "seat": 1},
+    {"type": "accept_bank", "seat": 1},
+]
+OPEN = {"type": "open_round", "bank": 100000}
+
+
+@pytest.fixture
+def world():
+    def person(name, role):
+        user = User.objects.create_user(name, password="pw")
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+        return user
+
+    supervisor = person("sup", "supervisor")
+    here, there = make_table(), make_table()
+    for table in (here, there):
+        run(table.pk, *SEATED)
+    now, cal = timezone.now(), calendar()
+    assignment = DealerAssignment.objects.create(
+        dealer=person("dan", "dealer"), table=here, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
+        assigned_by=supervisor, assigned_at=now,
+    )
+    return {"here": here, "there": there, "assignment": assignment,
+            "people": {"dealer": assignment.dealer, "supervisor": supervisor, "compliance": person("cora", "compliance")}}
+
+
+def login(user) -> tuple[Client, str]:
+    client = Client()
+    client.force_login(user)
+    return client, client.cookies["sessionid"].value
+
+
+def play(scenario):
+    async def wrapped():
+        try:
+            await scenario()
+        finally:
+            await get_channel_layer().flush()
+            await sync_to_async(lambda: connection.close())()
+
+    asyncio.run(wrapped())
+
+
+async def opened(path, cookie):
+    communicator = socket(path, cookie)
+    connected, code = await communicator.connect(timeout=TIMEOUT)
+    assert connected, code
+    assert (await communicator.receive_json_from(timeout=TIMEOUT))["type"] in ("snapshot", "floor")
+    return communicator
+
+
+async def close_code(communicator, timeout=TIMEOUT):
+    """The code the server closes the socket with (messages sent before it are skipped)."""
+    while True:
+        output = await communicator.receive_output(timeout=timeout)
+        if output["type"] == "websocket.close":
+            return output.get("code")
+
+
+async def command(communicator, body):
+    await communicator.send_json_to({"type": "command", "command": body})
+
+
+def version_and_events(table) -> tuple[int, int]:
+    return Table.objects.get(pk=table.pk).version, TableEvent.objects.filter(table=table).count()
+
+
+def test_a_dealer_drives_the_assigned_table_over_the_socket_and_no_other(world):
+    _, cookie = login(world["people"]["dealer"])
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        await command(tablet, {**OPEN, "id": "o-1"})
+        answer = await tablet.receive_json_from(timeout=TIMEOUT)
+        while answer["type"] != "result":
+            answer = await tablet.receive_json_from(timeout=TIMEOUT)
+        assert answer["result"] == {"ok": True, "round": 1}
+        event = await sync_to_async(TableEvent.objects.get)(table=world["here"], command_type="open_round")
+        assert event.actor == "dan"
+        await tablet.disconnect()
+
+        elsewhere = socket(f"/ws/tables/{world['there'].pk}/?role=tablet", cookie)
+        connected, code = await elsewhere.connect(timeout=TIMEOUT)
+        assert (connected, code) == (False, consumers.NOT_ALLOWED)
+        await elsewhere.disconnect()
+
+    before = version_and_events(world["there"])
+    play(scenario)
+    assert version_and_events(world["there"]) == before
+
+
+def test_a_compliance_command_over_the_socket_is_refused_and_changes_nothing(world):
+    _, cookie = login(world["people"]["compliance"])
+    before = version_and_events(world["here"])
+
+    async def scenario():
+        viewer = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        await command(viewer, {**OPEN, "id": "c-1", "version": before[0]})
+        answer = await viewer.receive_json_from(timeout=TIMEOUT)
+        assert answer["type"] == "result" and answer["result"]["error"]["code"] == "not_authorized"
+        assert await viewer.receive_nothing(timeout=0.3)  # no event: nothing happened
+        await viewer.disconnect()
+
+    play(scenario)
+    assert version_and_events(world["here"]) == before
+
+
+def test_a_compliance_socket_asking_to_be_the_tablet_is_not_counted(world):
+    table = world["here"]
+
+    cookies = {name: login(world["people"][name])[1] for name in ("compliance", "dealer")}
+
+    async def tablets_after(name):
+        communicator = await opened(f"/ws/tables/{table.pk}/?role=tablet", cookies[name])
+        # Answered in order: once the sync is answered, the heartbeat has been handled.
+        await communicator.send_json_to({"type": "heartbeat"})
+        await communicator.send_json_to({"type": "sync"})
+        await communicator.receive_json_from(timeout=TIMEOUT)
+        count = (await sync_to_async(presence.tablets_connected)([table.pk]))[table.pk]
+        await communicator.disconnect()
+        return count
+
+    async def scenario():
+        assert await tablets_after("compliance") == 0
+        assert await tablets_after("dealer") == 1  # the same ask, by someone who may drive
+
+    play(scenario)
+
+
+def test_logging_out_closes_the_sockets_of_that_session_at_once(world, monkeypatch):
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)  # only the logout can close it
+    client, cookie = login(world["people"]["supervisor"])
+    _, other_cookie = login(world["people"]["supervisor"])  # the same person on another device
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        floor = await opened("/ws/floor/", cookie)
+        elsewhere = await opened(f"/ws/tables/{world['here'].pk}/", other_cookie)
+        await sync_to_async(client.post)("/accounts/logout/")
+        assert await close_code(tablet, timeout=3) == consumers.NOT_LOGGED_IN
+        assert await close_code(floor, timeout=3) == consumers.NOT_LOGGED_IN
+        await elsewhere.send_json_to({"type": "sync"})
+        assert (await elsewhere.receive_json_from(timeout=TIMEOUT))["type"] == "snapshot"
+        for communicator in (tablet, floor, elsewhere):
+            await communicator.disconnect()
+
+    play(scenario)
+
+
+def test_a_deactivated_user_is_closed_at_the_next_check_and_at_their_next_command(world, monkeypatch):
+    user = world["people"]["supervisor"]
+    _, cookie = login(user)
+    deactivate = sync_to_async(lambda: User.objects.filter(pk=user.pk).update(is_active=False))
+
+    async def at_next_command():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        await deactivate()
+        await command(tablet, {**OPEN, "id": "d-1"})
+        assert await close_code(tablet) == consumers.NOT_LOGGED_IN
+        await tablet.disconnect()
+
+    async def at_next_check():
+        floor = await opened("/ws/floor/", cookie)
+        await deactivate()
+        assert await close_code(floor) == consumers.NOT_LOGGED_IN
+        await floor.disconnect()
+
+    before = version_and_events(world["here"])
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    play(at_next_command)
+    assert version_and_events(world["here"]) == before  # the command was not applied
+    User.objects.filter(pk=user.pk).update(is_active=True)
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    play(at_next_check)
+
+
+def test_ending_a_dealers_assignment_closes_their_socket(world, monkeypatch):
+    _, cookie = login(world["people"]["dealer"])
+    table = world["here"]
+    end = sync_to_async(lambda: DealerAssignment.objects.filter(pk=world["assignment"].pk).update(ended_at=timezone.now()))
+    restore = lambda: DealerAssignment.objects.filter(pk=world["assignment"].pk).update(ended_at=None)  # noqa: E731
+
+    async def at_next_command():
+        tablet = await opened(f"/ws/tables/{table.pk}/?role=tablet", cookie)
+        await end()
+        await command(tablet, {**OPEN, "id": "a-1"})
+        assert await close_code(tablet) == consumers.NOT_ALLOWED
+        await tablet.disconnect()
+
+    async def at_next_check():
+        for path in (f"/ws/tables/{table.pk}/?role=tablet", f"/ws/tables/{table.pk}/"):
+            communicator = await opened(path, cookie)
+            await end()
+            assert await close_code(communicator) == consumers.NOT_ALLOWED
+            await communicator.disconnect()
+            await sync_to_async(restore)()
+
+    before = version_and_events(table)
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    play(at_next_command)
+    assert version_and_events(table) == before
+    restore()
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    play(at_next_check)
+
+
+def test_a_supervisor_moved_to_compliance_loses_the_tablet_and_keeps_the_live_view(world, monkeypatch):
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    user = world["people"]["supervisor"]
+    _, cookie = login(user)
+
+    def demote():
+        user.groups.set([Group.objects.get(name="compliance")])
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        viewer = await opened(f"/ws/tables/{world['here'].pk}/", cookie)
+        await sync_to_async(demote)()
+        assert await close_code(tablet) == consumers.NOT_ALLOWED
+        await asyncio.sleep(0.5)  # checked again since: compliance may still watch
+        await viewer.send_json_to({"type": "sync"})
+        assert (await viewer.receive_json_from(timeout=TIMEOUT))["type"] == "snapshot"
+        for communicator in (tablet, viewer):
+            await communicator.disconnect()
+
+    play(scenario)

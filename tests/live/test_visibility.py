@@ -1,0 +1,227 @@
+"""No card leaves the server before its audience may see it (tables.visibility).
+
+The cards each audience may not see are worked out here from the engine's own state
+(RoundState: the undealt board, the hole cards, the seats the showdown turns over), then
+searched for in every message and page, whatever field they might hide in.
+"""
+
+import asyncio
+import json
+import random
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import Group, User
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from rounds.engine.cards import DECK
+from rounds.engine.table import TableGame
+from tables.models import DealerAssignment, Table
+from tables.selectors import table_view
+from tables.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
+from tests.engine.helpers import decide, deal_sequence, new_game, open_round, seated_with_pd, wager
+
+from .conftest import make_table, receive_until, run, socket
+
+TIMEOUT = 10
+
+HOLES = {2: ["Qh", "Jh"], 3: ["As", "Ad"], 4: ["3c", "4c"]}
+PD = ["Ks", "Qd"]
+BOARD = ["Ah", "Kh", "7h", "7c", "2d"]
+
+
+def a_round(procedure: str) -> tuple[dict, list[dict]]:
+    """(table config, commands): P-1 banks against seats 2-4, who check to the river. There
+    seat 2 plays; seat 3 folds with Trips (its hand is turned over at the showdown); seat 4
+    folds with no side wager (its hand stays mucked). `procedure`: `server` shuffles,
+    `shuffler` and `community_first` deal a shuffler's sequence, `entered` deals by hand."""
+    config = {"dealing": procedure} if procedure in ("shuffler", "community_first") else {}
+    commands = seated_with_pd([1, 2, 3, 4], pd=1) + open_round(
+        100_000, [wager(2, 1000), wager(3, 1000, trips=500), wager(4, 1000)]
+    )
+    by_hand = procedure == "entered"
+    if procedure == "server":
+        commands.append({"type": "deal"})
+    elif not by_hand:
+        commands.append({"type": "deal", "cards": deal_sequence(procedure, HOLES, PD, BOARD)})
+    commands += [
+        *[decide(s, "check") for s in HOLES],
+        {"type": "flop", **({"cards": BOARD[:3]} if by_hand else {})},
+        *[decide(s, "check") for s in HOLES],
+        {"type": "turn_river", **({"cards": BOARD[3:]} if by_hand else {})},
+        decide(2, "play", 1),
+        decide(3, "fold"),
+        decide(4, "fold"),
+        {"type": "showdown", **({"player_dealer": PD, "hands": {"2": HOLES[2], "3": HOLES[3]}} if by_hand else {})},
+        {"type": "settle"},
+    ]
+    return config, commands
+
+
+def secret(state: dict, audience: str) -> set[str]:
+    """The cards of `state` that `audience` may not see, from the engine's objects."""
+    rnd = TableGame.from_dict(state).round
+    if rnd is None:
+        return set()
+    hidden = set(rnd.pending_community)
+    if audience == LIVE:
+        turned_over = set(rnd.showdown_seats()) if rnd.phase == "showdown" else set()
+        hidden |= {c for s in rnd.seats.values() if s.seat not in turned_over for c in s.hole or ()}
+        if rnd.phase != "showdown":
+            hidden |= set(rnd.pd_hole or ())
+    return hidden
+
+
+def shown(state: dict, audience: str) -> set[str]:
+    """The cards of `state` that `audience` must see (a redaction that hides too much fails)."""
+    rnd = TableGame.from_dict(state).round
+    if rnd is None:
+        return set()
+    known = set(rnd.community) | set(rnd.pd_hole or ()) | {c for s in rnd.seats.values() for c in s.hole or ()}
+    return known - secret(state, audience) - set(rnd.pending_community)
+
+
+def leaked(message, cards: set[str]) -> set[str]:
+    text = message if isinstance(message, str) else json.dumps(message)
+    return {c for c in cards if f'"{c}"' in text}
+
+
+def full_snapshot(game: TableGame, version: int) -> dict:
+    state = game.to_dict()
+    return {"table": 1, "name": "T", "version": version, "game": state, "view": table_view(state)}
+
+
+@pytest.mark.parametrize("procedure", ["server", "shuffler", "community_first", "entered"])
+def test_each_audience_sees_no_card_before_its_time_in_any_phase(procedure):
+    config, commands = a_round(procedure)
+    game, rng = new_game(6, **config), random.Random(7)
+    phases = set()
+    for version, command in enumerate(commands, start=1):
+        game, result, _ = game.apply(command, rng=rng)
+        whole = full_snapshot(game, version)
+        phases.add(game.phase)
+        for audience in AUDIENCES:
+            state = whole["game"]
+            snapshot = snapshot_for(whole, audience)
+            event = event_for({"seq": version, "command_type": command["type"], "result": result, "snapshot": whole}, audience)
+            for message in (snapshot, event):
+                assert not leaked(message, secret(state, audience)), (audience, command)
+                assert leaked(message, shown(state, audience)) == shown(state, audience), (audience, command)
+            assert "pending_community" not in json.dumps(snapshot)
+            assert len(snapshot["view"]["seats"]) == len(whole["view"]["seats"])
+    assert phases >= {"betting", "preflop", "flop", "river", "showdown", "between_rounds"}
+
+
+def test_the_tablet_sees_the_dealt_hands_and_the_live_view_their_backs():
+    config, commands = a_round("shuffler")
+    game = new_game(6, **config)
+    for command in commands[: [c["type"] for c in commands].index("deal") + 1]:
+        game, result, _ = game.apply(command)
+    whole = full_snapshot(game, 1)
+    tablet, live = snapshot_for(whole, TABLET), snapshot_for(whole, LIVE)
+    assert tablet["game"]["round"]["seats"]["2"]["hole"] == HOLES[2] and tablet["game"]["round"]["pd_hole"] == PD
+    # The live view keeps a place for each card (the screens draw its back), not the card.
+    assert live["game"]["round"]["seats"]["2"]["hole"] == [None, None] and live["game"]["round"]["pd_hole"] == [None, None]
+    assert live["view"]["seats"][1]["wager"]["hole"] == [None, None]
+    assert event_for({"seq": 1, "command_type": "deal", "result": result, "snapshot": whole}, LIVE)["result"]["hands"] == {
+        str(s): [None, None] for s in HOLES
+    }
+    assert whole["game"]["round"]["pending_community"] == BOARD  # the input is left whole
+
+
+# --- through the real application: sockets, pages, the state API, the floor ---------------
+
+
+def person(name: str, role: str) -> User:
+    user = User.objects.create_user(name, password="pw")
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def cookie_of(user) -> tuple[Client, str]:
+    client = Client()
+    client.force_login(user)
+    return client, client.cookies["sessionid"].value
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.redis
+def test_no_message_or_page_carries_a_card_its_viewer_may_not_see_yet():
+    """A server-shuffled round watched by the assigned dealer's tablet, compliance (asking
+    for the tablet's view, given the live one), a supervisor's live view and the floor."""
+    config, commands = a_round("server")
+    table = make_table(seats=6, **config)
+    supervisor, dealer, compliance = person("sup", "supervisor"), person("dan", "dealer"), person("cora", "compliance")
+    now, cal = timezone.now(), calendar()
+    DealerAssignment.objects.create(
+        dealer=dealer, table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now), assigned_by=supervisor, assigned_at=now
+    )
+    clients = {"dealer": cookie_of(dealer), "compliance": cookie_of(compliance), "supervisor": cookie_of(supervisor)}
+    viewers = {  # name -> (who, socket path, audience)
+        "tablet": ("dealer", f"/ws/tables/{table.pk}/?role=tablet", TABLET),
+        "compliance": ("compliance", f"/ws/tables/{table.pk}/?role=tablet", LIVE),
+        "live": ("supervisor", f"/ws/tables/{table.pk}/", LIVE),
+    }
+    pages = [  # (who, address, audience)
+        ("dealer", f"/tables/{table.pk}/tablet/", TABLET),
+        ("dealer", f"/api/tables/{table.pk}/state?role=tablet", TABLET),
+        ("supervisor", f"/tables/{table.pk}/", LIVE),
+        ("supervisor", f"/api/tables/{table.pk}/state", LIVE),
+        ("compliance", f"/tables/{table.pk}/", LIVE),
+        ("compliance", f"/api/tables/{table.pk}/state?role=tablet", LIVE),
+    ]
+    every_card = set(DECK)
+
+    def state_now() -> dict:
+        return Table.objects.get(pk=table.pk).state
+
+    def page(who: str, address: str) -> str:
+        response = clients[who][0].get(address)
+        assert response.status_code == 200, address
+        return response.content.decode()
+
+    async def scenario():
+        sockets = {}
+        for name, (who, path, audience) in viewers.items():
+            sockets[name] = socket(path, clients[who][1])
+            assert (await sockets[name].connect(timeout=TIMEOUT))[0]
+            first = await sockets[name].receive_json_from(timeout=TIMEOUT)
+            assert first["type"] == "snapshot"
+        floor = socket("/ws/floor/", clients["supervisor"][1])
+        assert (await floor.connect(timeout=TIMEOUT))[0]
+        floor_messages = [await floor.receive_json_from(timeout=TIMEOUT)]
+        seen = {name: set() for name in viewers}
+        for version, command in enumerate(commands, start=1):
+            await sync_to_async(run)(table.pk, command)
+            state = await sync_to_async(state_now)()
+            for name, (who, _, audience) in viewers.items():
+                messages = await receive_until(sockets[name], lambda m: m.get("seq") == version)
+                await sockets[name].send_json_to({"type": "sync"})
+                messages.append(await sockets[name].receive_json_from(timeout=TIMEOUT))
+                for message in messages:
+                    assert not leaked(message, secret(state, audience)), (name, command, message)
+                    seen[name] |= leaked(message, every_card)
+            for who, address, audience in pages:
+                assert not leaked(await sync_to_async(page)(who, address), secret(state, audience)), (address, command)
+        while not await floor.receive_nothing(timeout=0.5):
+            floor_messages.append(await floor.receive_json_from(timeout=TIMEOUT))
+        assert len(floor_messages) > 1 and not any(leaked(m, every_card) for m in floor_messages)
+        # Not blind: the tablet saw every hand, the live views the hands turned over.
+        round_cards = {c for name in seen for c in seen[name]}
+        assert len(seen["tablet"]) == 2 * 3 + 2 + 5
+        assert seen["live"] == seen["compliance"] and len(seen["live"]) == 2 * 2 + 2 + 5 < len(round_cards)
+        for communicator in [*sockets.values(), floor]:
+            await communicator.disconnect()
+
+    async def wrapped():
+        try:
+            await scenario()
+        finally:
+            await get_channel_layer().flush()
+            await sync_to_async(lambda: connection.close())()
+
+    asyncio.run(wrapped())
