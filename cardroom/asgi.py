@@ -17,11 +17,15 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from cardroom import bench_echo  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
+
+# The benchmark's echo route exists only when CARDROOM_BENCH_ECHO=1 (cardroom/bench_echo.py).
+routes = websocket_urlpatterns + bench_echo.websocket_urlpatterns()
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes))),
     }
 )

@@ -94,7 +94,12 @@ if REDIS_URL:
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # A group membership lasts as long as the longest websocket Daphne keeps open
             # (its --websocket_timeout defaults to 86400 s): keep the two equal.
-            "CONFIG": {"hosts": [REDIS_URL], "group_expiry": 86400},
+            # channels-redis 4.3 waits up to 5 s (BZPOPMIN) for a consumer's next message,
+            # and the redis client stops reading a reply after socket_timeout, 5 s by
+            # default: the read then timed out first, the consumer died and Daphne closed
+            # every idle socket with 1011. A longer read timeout lets the wait end on its
+            # own; it still ends a read from a Redis that stopped answering.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}], "group_expiry": 86400},
         }
     }
 else:

@@ -30,7 +30,13 @@ SIM_CONFIG = DEMO_TABLES["Demo UTH-1"][0]
 
 def next_command(state: dict, rng: random.Random) -> dict:
     """What a dealer would tap next at a table in this state."""
-    view = table_view(state)
+    return command_for_view(table_view(state), rng)
+
+
+def command_for_view(view: dict, rng: random.Random) -> dict:
+    """What a dealer would tap next, from what the tablet shows: the snapshot's `view`
+    (tables.selectors.table_view). benchmarks.bench_e2e chooses from the snapshots its
+    sockets receive, as a tablet does, so this needs nothing but the view."""
     next_step = view["next"]
     step = next_step["step"]
     seats = view["seats"]
@@ -38,7 +44,8 @@ def next_command(state: dict, rng: random.Random) -> dict:
         choice = "accept_bank" if rng.random() < 0.8 else "decline_bank"
         return {"type": choice, "seat": next_step["seat"]}
     if step in ("choose_player_dealer", "stopped"):
-        if view["eligible_to_bank"] and len(state["occupants"]) >= 2:
+        seated = sum(1 for s in seats if s["player"] is not None)
+        if view["eligible_to_bank"] and seated >= 2:
             return {"type": "offer_bank", "seat": rng.choice(view["eligible_to_bank"])}
         return _sit(seats, rng)
     if step == "wait_for_players":

@@ -1,0 +1,62 @@
+"""benchmarks/bench_e2e.py: its floor parsing and lag arithmetic, and one tiny real run
+(its own PostgreSQL, Redis and Daphne, real sockets) whose report must be complete."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_e2e import floor_lags, rows_of
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_floor_rows_are_read_from_any_message_with_row_or_rows():
+    row = {"table": 3, "seq": 7, "name": "T"}
+    assert rows_of({"type": "row", "row": row}) == [(3, 7)]
+    assert rows_of({"type": "floor", "rows": [row, {"table": 4, "seq": 1}]}) == [(3, 7), (4, 1)]
+    assert rows_of({"type": "rows", "rows": [row]}) == [(3, 7)]  # a batched format
+    assert rows_of({"type": "snapshot", "snapshot": {}}) == []
+    assert rows_of({"type": "rows", "rows": [{"table": 3}, "x"]}) == []
+
+
+def test_the_floor_lag_waits_for_every_screen_and_counts_a_later_seq_as_delivery():
+    answered = [(1, 5, 10.0), (2, 3, 10.0), (1, 6, 11.0)]
+    screens = [
+        {1: [(9.9, 5), (11.3, 7)], 2: [(10.2, 3)]},
+        {1: [(10.4, 6)], 2: [(10.1, 2)]},  # never saw table 2 at seq 3
+    ]
+    lags, missing = floor_lags(answered, screens)
+    # (1, 5): screen 1 at 9.9 (before the answer: 0), screen 2 at 10.4 with seq 6 -> 0.4 s
+    # (1, 6): screen 1 only at 11.3 with seq 7 -> 0.3 s
+    assert [round(x, 6) for x in lags] == [0.4, 0.3]
+    assert missing == 1
+
+
+@pytest.mark.slow
+@pytest.mark.redis
+def test_a_tiny_run_reports_every_figure_and_delivers_the_whole_floor(tmp_path, redis_url):
+    out = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_e2e", "--quick", "--tables", "3", "--screens", "2", "--rates", "4",
+         "--seconds", "4", "--baseline-seconds", "3", "--heartbeat", "0", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    report = json.loads(out.read_text())
+    [result] = report["results"]
+    assert (result["processes"], result["tables"], result["screens"]) == (1, 3, 2)
+    assert result["sent"] > 0 and result["answered"] == result["sent"] == result["ok"] + result["refused"]
+    assert result["errors"] == 0 and result["unanswered"] == 0
+    assert result["delivery_pct"] == 100.0 and result["stale_pairs"] == 0 and result["floor_missing"] == 0
+    for figure in ("tap_ms", "floor_ms", "echo_ms", "raw_ms"):
+        assert result[figure]["n"] > 0 and 0 < result[figure]["p50"] <= result[figure]["p99"], figure
+    assert result["floor_ms"]["n"] == result["ok"]
+    assert set(result["cpu_ms_per_command"]) == {"daphne", "postgres", "redis", "client"}
+    assert result["cpu_ms_per_command"]["daphne"] > 0 and result["cpu_ms_per_command"]["postgres"] > 0
+    assert len(result["daphne_rss_mib"]) == 1 and result["daphne_rss_mib"][0] > 10
+    assert result["tap_p99_over_echo_p99"] > 0 and result["tap_p50_over_raw_p50"] > 0
+    assert set(result["targets"]) >= {"100 % delivery", "no errors"}
+    assert "tap -> answer" in run.stdout and "summary" in run.stdout
