@@ -35,11 +35,11 @@ from channels.layers import InMemoryChannelLayer
 from django.conf import settings
 from django.contrib.auth import get_user
 
-from cardroom.access import READERS, Actor, can_drive, can_view_table, role_of
+from cardroom.access import READERS, Actor, can_drive, can_view_table
 
 from . import events, presence
 from .models import Table
-from .selectors import floor_rows, table_snapshot
+from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
 from .visibility import LIVE, TABLET, event_for
 
@@ -86,7 +86,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if not user.is_authenticated:
             await self.close(code=NOT_LOGGED_IN)
             return
-        if not await database_sync_to_async(self.allowed)(user):
+        if not await database_sync_to_async(lambda: self.allowed(Actor.of(user)))():
             await self.close(code=NOT_ALLOWED)
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
@@ -94,13 +94,13 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(events.user_group(user.pk), self.channel_name)
         await self.joined()
 
-    def allowed(self, user) -> bool:
-        """May `user` open this socket?"""
+    def allowed(self, actor: Actor) -> bool:
+        """May this person open this socket?"""
         raise NotImplementedError
 
-    def still_allowed(self, user) -> bool:
-        """May `user` keep this socket open (checked before each command, and periodically)?"""
-        return self.allowed(user)
+    def still_allowed(self, actor: Actor) -> bool:
+        """May this person keep this socket open (checked before each command, and periodically)?"""
+        return self.allowed(actor)
 
     async def joined(self):
         raise NotImplementedError
@@ -109,17 +109,19 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         self.watcher = asyncio.create_task(self._watch())
 
-    def refusal(self) -> int | None:
-        """None while this socket may stay open, else the code it closes with. Takes the
-        user afresh into the scope, so a command is sent as the user now stands."""
+    def standing(self) -> tuple[int | None, Actor | None]:
+        """(None, the person as they now stand) while this socket may stay open, else (the
+        code it closes with, None). Takes the user afresh into the scope; the role is read
+        once, and a command is sent as that actor."""
         user = session_user(self.scope)
         if user is None:
-            return NOT_LOGGED_IN
+            return NOT_LOGGED_IN, None
         self.scope["user"] = user
-        return None if self.still_allowed(user) else NOT_ALLOWED
+        actor = Actor.from_scope(self.scope)
+        return (None, actor) if self.still_allowed(actor) else (NOT_ALLOWED, None)
 
     async def stays_open(self) -> bool:
-        code = await database_sync_to_async(self.refusal)()
+        code, _ = await database_sync_to_async(self.standing)()
         if code is not None:
             await self.close(code=code)
         return code is None
@@ -157,9 +159,8 @@ class TableConsumer(_LoggedInConsumer):
     is_tablet = False
     audience = LIVE
 
-    def allowed(self, user) -> bool:
+    def allowed(self, actor: Actor) -> bool:
         table_id = self.scope["url_route"]["kwargs"]["table_id"]
-        actor = Actor.of(user)
         if not can_view_table(actor, table_id):
             return False
         # Asked by someone who may only watch (compliance), `?role=tablet` opens the live
@@ -169,9 +170,9 @@ class TableConsumer(_LoggedInConsumer):
         self.audience = TABLET if self.is_tablet else LIVE
         return True
 
-    def still_allowed(self, user) -> bool:
+    def still_allowed(self, actor: Actor) -> bool:
         table_id = self.scope["url_route"]["kwargs"]["table_id"]
-        return can_drive(Actor.of(user), table_id) if self.is_tablet else can_view_table(Actor.of(user), table_id)
+        return can_drive(actor, table_id) if self.is_tablet else can_view_table(actor, table_id)
 
     async def joined(self):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
@@ -220,10 +221,10 @@ class TableConsumer(_LoggedInConsumer):
     def _checked_command(self, command) -> tuple[int | None, CommandOutcome | None]:
         """One trip to the database thread: the socket's session and user as they stand
         now, then the command as that user (the service checks they may drive the table)."""
-        refusal = self.refusal()
+        refusal, actor = self.standing()
         if refusal is not None:
             return refusal, None
-        return None, command_execute(table_id=self.table_id, command=command, actor=Actor.from_scope(self.scope))
+        return None, command_execute(table_id=self.table_id, command=command, actor=actor)
 
     async def _tablet_seen(self):
         if await database_sync_to_async(presence.tablet_seen)(self.table_id, self.channel_name):
@@ -241,8 +242,8 @@ class FloorConsumer(_LoggedInConsumer):
     refresher: asyncio.Task | None = None
     caught_up_at = 0.0  # when this screen last got a full floor for falling behind
 
-    def allowed(self, user) -> bool:
-        return role_of(user) in READERS
+    def allowed(self, actor: Actor) -> bool:
+        return actor.role in READERS
 
     async def joined(self):
         await self.channel_layer.group_add(events.FLOOR_GROUP, self.channel_name)
@@ -251,7 +252,7 @@ class FloorConsumer(_LoggedInConsumer):
         self.refresher = asyncio.create_task(self._refresh())
 
     async def _send_floor(self):
-        await self.send_json({"type": "floor", "rows": await database_sync_to_async(floor_rows)()})
+        await self.send_json({"type": "floor", "rows": await database_sync_to_async(whole_floor)()})
 
     async def _refresh(self):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)

@@ -27,7 +27,7 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
-from .selectors import floor_rows, server_snapshot
+from .selectors import floor_rows, forget_whole_floor, server_snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -282,6 +282,7 @@ def _message(event) -> dict:
 
 
 def _rows(table_ids: list[int]) -> list[dict]:
+    forget_whole_floor()
     close_old_connections()
     try:
         return floor_rows(table_ids)

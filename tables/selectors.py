@@ -6,6 +6,8 @@ used), so the browser code only draws it. The engine decides everything: a hint 
 never a rule, and a command the hint allows may still be refused.
 """
 
+import threading
+import time
 from datetime import datetime, timedelta
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
@@ -202,6 +204,34 @@ def _settlement_preview(game: TableGame) -> dict | None:
 
 
 # --- the floor ---------------------------------------------------------------------------
+
+
+# Every floor screen asks for the whole floor on connect, at its periodic refresh and when
+# it falls behind. 40 screens asking at once read the 250 rows 40 times: over a third of a
+# Daphne process's time at peak (benchmarks/bench_e2e.py). One read serves every screen of
+# the process that asks within WHOLE_FLOOR_MAX_AGE; a client keeps the highest seq per
+# table, so a row a moment old never replaces a newer one.
+WHOLE_FLOOR_MAX_AGE = 1.0
+_whole_floor_lock = threading.Lock()
+_whole_floor: tuple[float, list[dict]] = (float("-inf"), [])
+
+
+def whole_floor() -> list[dict]:
+    """Every table's floor row, read at most once per WHOLE_FLOOR_MAX_AGE per process."""
+    global _whole_floor
+    with _whole_floor_lock:
+        read_at, rows = _whole_floor
+        if time.monotonic() - read_at > WHOLE_FLOOR_MAX_AGE:
+            rows = floor_rows()
+            _whole_floor = (time.monotonic(), rows)
+        return rows
+
+
+def forget_whole_floor() -> None:
+    """A table changed (this process's publisher saw it): the next screen reads afresh."""
+    global _whole_floor
+    with _whole_floor_lock:
+        _whole_floor = (float("-inf"), [])
 
 
 def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = None) -> list[dict]:

@@ -140,6 +140,9 @@ AXES_COOLOFF_TIME = 0.25  # hours: a locked account unlocks after 15 minutes
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 SESSION_COOKIE_AGE = 12 * 60 * 60  # one long shift at most
+# A socket re-reads its session before every command (tables.consumers): from the cache
+# (Redis when REDIS_URL is set), with the database behind it.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_COOKIE_HTTPONLY = True
 LOGIN_REDIRECT_URL = "/"
