@@ -14,13 +14,13 @@ for a snapshot on a gap: one recovery path, the same as after a reconnect.
 """
 
 import asyncio
-import json
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 
+from cardroom import wire
 from cardroom.access import READERS, Actor, can_view_table, role_of
 
 from . import events, presence
@@ -44,9 +44,9 @@ def _snapshot(table_id: int) -> dict | None:
     return table_snapshot(table) if table else None
 
 
-def _command_from(scope, table_id: int, command) -> CommandOutcome:
+def _command_from(scope, table_id: int, command, received: str | None = None) -> CommandOutcome:
     """One trip to the database thread: who sends the command, then the command."""
-    return command_execute(table_id=table_id, command=command, actor=Actor.from_scope(scope))
+    return command_execute(table_id=table_id, command=command, actor=Actor.from_scope(scope), received=received)
 
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
@@ -67,13 +67,23 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     async def joined(self):
         raise NotImplementedError
 
-    @classmethod
-    async def decode_json(cls, text_data):
+    received: str | None = None  # the frame being handled, as it came
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """Every frame is read by the one strict reader (cardroom.wire); one it cannot
+        read (binary, empty, too large, not JSON, not an object) is answered with an
+        error message and changes nothing. Channels' own would raise, closing the socket."""
         try:
-            content = json.loads(text_data)
-        except ValueError:
-            return {"type": "invalid"}
-        return content if isinstance(content, dict) else {"type": "invalid"}
+            if text_data is None:
+                raise wire.WireError("invalid_command", "frames are JSON text, not binary")
+            content = wire.read_json(text_data)
+            if not isinstance(content, dict):
+                raise wire.WireError("invalid_command", "a message is a JSON object with a 'type'")
+        except wire.WireError as refused:
+            await self.send_json(wire.socket_error(refused))
+            return
+        self.received = text_data
+        await self.receive_json(content, **kwargs)
 
 
 class TableConsumer(_LoggedInConsumer):
@@ -120,10 +130,11 @@ class TableConsumer(_LoggedInConsumer):
             if self.is_tablet:
                 await self._tablet_seen()
         else:
-            await self.send_json({"type": "error", "message": "expected a message of type command, sync or heartbeat"})
+            refused = wire.WireError("invalid_command", "expected a message of type command, sync or heartbeat")
+            await self.send_json(wire.socket_error(refused))
 
     async def _command(self, command):
-        outcome = await database_sync_to_async(_command_from)(self.scope, self.table_id, command)
+        outcome = await database_sync_to_async(_command_from)(self.scope, self.table_id, command, self.received)
         await self.send_json({"type": "result", **outcome.reply(command)})
 
     async def _tablet_seen(self):
