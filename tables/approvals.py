@@ -16,6 +16,7 @@ from django.utils import timezone
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
+from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import checked_text
 from rounds.models import Round
 
@@ -111,6 +112,9 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
         return number
     if not isinstance(payload.get("config"), dict):
         raise CommandError("invalid_command", "a configuration change carries the new configuration")
+    # Checked now, as it will be when approved: a configuration that could never be
+    # carried out (an unknown key, a bad value) is not stored for a supervisor to see.
+    EngineConfig.from_config({**payload["config"], "seats": table.seats})
     return None
 
 
