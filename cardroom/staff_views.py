@@ -177,7 +177,7 @@ def table_status(request, table_id: int):
         table = table_open_close(table_id=table_id, open=body["open"], actor=Actor.from_request(request))
         return JsonResponse({"ok": True, "open": table.is_open})
 
-    return _json_call(request, open_close, status=409)
+    return _json_call(request, open_close, status=409, statuses={"invalid_command": 400})
 
 
 @api_for("supervisor")

@@ -13,12 +13,11 @@ the shape `cardroom.access.api_for` and the staff views already answer.
 
 import hashlib
 import json
-import logging
 import re
 
 from django.conf import settings
-from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
-from django.http import Http404, JsonResponse
+from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse
 
 # The largest JSON a client sends is a table configuration with a custom pay table and
 # a fee schedule (about 2 KiB); a command is a few hundred bytes.
@@ -38,8 +37,6 @@ STATUS_CODES = {
     429: "rate_limited",
 }
 SERVER_ERROR = "server_error"
-
-logger = logging.getLogger("django.request")
 
 
 class WireError(Exception):
@@ -108,17 +105,12 @@ def read_json(data: bytes | str | None):
 
 
 def request_json(request):
-    """The request's JSON body (read_json), its size checked before it is read."""
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > MAX_BODY_BYTES:
-        raise too_large(declared)
+    """The request's JSON body (read_json). Django refuses to read a body whose declared
+    length is over DATA_UPLOAD_MAX_MEMORY_SIZE (the same limit): too_large."""
     try:
         body = request.body
     except RequestDataTooBig:
-        raise too_large(declared) from None
+        raise too_large(int(request.META.get("CONTENT_LENGTH") or 0)) from None
     return read_json(body)
 
 
@@ -145,9 +137,9 @@ def is_api(path: str) -> bool:
 
 
 class ApiErrorMiddleware:
-    """Under /api/, every answer is JSON: an exception is logged with its traceback and
-    answered 500 `server_error`, and an HTML error page (Django's 404, 405, the CSRF
-    failure, a 500 raised in another middleware) becomes `{"ok": false, "error"}`."""
+    """Under /api/, every answer is JSON: an HTML error page (Django's 404, 405, the CSRF
+    failure, the 500 of an exception, which Django has logged with its traceback)
+    becomes `{"ok": false, "error"}` with the status's stable code."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -160,19 +152,6 @@ class ApiErrorMiddleware:
         code = STATUS_CODES.get(status, SERVER_ERROR if status >= 500 else "invalid_command")
         reason = getattr(response, "reason_phrase", "") or "error"
         return api_error(code, f"{status} {reason}", status)
-
-    def process_exception(self, request, exception):
-        if not is_api(request.path):
-            return None
-        if isinstance(exception, WireError):
-            return api_error(exception.code, exception.message, exception.status)
-        if isinstance(exception, RequestDataTooBig):
-            return api_error("too_large", str(exception), 413)
-        if isinstance(exception, (Http404, PermissionDenied, BadRequest, SuspiciousOperation)):
-            return None  # Django answers these 404, 403, 400; __call__ makes that JSON
-        # Answered here, so Django's own handler (which logs it) does not run: log it.
-        logger.error("Internal Server Error: %s", request.path, exc_info=exception, extra={"status_code": 500})
-        return api_error(SERVER_ERROR, "the server failed to answer; the error is logged", 500)
 
 
 def _is_json(response) -> bool:

@@ -136,11 +136,13 @@ def test_every_json_endpoint_answers_the_corpus_with_a_stable_code(world):
     "body, code",
     [
         (b"[" * DEEP + b"]" * DEEP, "invalid_command"),
+        # Deeper than the reader takes, though Python's parser would manage it.
+        (b'{"type": "sit", "seat": 1, "player": "P-1", "x": ' + b"[" * 50 + b"]" * 50 + b"}", "invalid_command"),
         (b'{"type": "sit", "seat": 1, "seat": 2, "player": "P-1"}', "invalid_command"),
         (BIG, "too_large"),
         (b'{"type": "open_round", "bank": NaN}', "invalid_command"),
     ],
-    ids=["deep", "duplicate key", "too large", "NaN"],
+    ids=["deep", "50 deep", "duplicate key", "too large", "NaN"],
 )
 def test_the_command_endpoint_refuses_before_the_service_and_stores_nothing(world, body, code):
     response = world["client"].post(world["urls"][0], body, content_type="application/json")
@@ -237,8 +239,8 @@ def test_an_undeclared_huge_body_is_refused_once_it_passes_the_limit():
     reads = []
 
     async def receive():
-        reads.append(1)
-        return {"type": "http.request", "body": b"x" * 16384, "more_body": True}  # without end
+        reads.append(1)  # 1.6 MB in all, unless refused on the way
+        return {"type": "http.request", "body": b"x" * 16384, "more_body": len(reads) < 100}
 
     sent = asyncio.run(call_app(http_scope([(b"content-type", b"application/json")]), receive))
     assert sent[0]["status"] == 413 and json.loads(sent[1]["body"])["error"]["code"] == "too_large"
@@ -268,21 +270,26 @@ def test_a_sockets_origin_must_match_scheme_host_and_port(origin, host, scheme, 
 
 # --- the socket -------------------------------------------------------------------------
 
+# (frame, the code it must get when it is the reader's to refuse, before any service)
 SOCKET_CORPUS = [
-    {"text": ""},
-    {"bytes": b"\x00\x01binary"},
-    {"bytes": b""},
-    {"text": "[" * DEEP + "]" * DEEP},
-    {"text": '{"type": "command", "type": "sync"}'},
-    {"text": '{"type": "command", "command": {"type": "sit", "seat": 1, "player": "' + "x" * wire.MAX_BODY_BYTES + '"}}'},
-    {"text": "{not json"},
-    {"text": "[]"},
-    {"text": "42"},
-    {"text": '{"type": "nope"}'},
-    {"text": '{"type": "command", "command": "sit"}'},
-    {"text": '{"type": "command", "command": {"type": "sit", "seat": "1", "player": 7}}'},
-    {"text": '{"type": "command", "command": {"type": "sit", "seat": 3, "player": "P-3", "extra": 1}}'},
-    {"text": '{"type": "command", "command": {"type": "open_round", "bank": NaN}}'},
+    ({"text": ""}, "invalid_command"),
+    ({"bytes": b"\x00\x01binary"}, "invalid_command"),
+    ({"bytes": b""}, "invalid_command"),
+    ({"text": "[" * DEEP + "]" * DEEP}, "invalid_command"),
+    ({"text": '{"type": "command", "command": {"type": "sit", "seat": 1, "player": "P-1", "x": ' + "[" * 50 + "]" * 50
+      + "}}"}, "invalid_command"),
+    ({"text": '{"type": "command", "type": "sync"}'}, "invalid_command"),
+    ({"text": '{"type": "command", "command": {"type": "sit", "seat": 1, "player": "' + "x" * wire.MAX_BODY_BYTES + '"}}'},
+     "too_large"),
+    ({"text": "{not json"}, "invalid_command"),
+    ({"text": "[]"}, "invalid_command"),
+    ({"text": "42"}, "invalid_command"),
+    ({"text": '{"type": "nope"}'}, "invalid_command"),
+    ({"text": '{"type": "command", "command": {"type": "open_round", "bank": NaN}}'}, "invalid_command"),
+    # These reach the service, which refuses them (and keeps a bounded copy).
+    ({"text": '{"type": "command", "command": "sit"}'}, None),
+    ({"text": '{"type": "command", "command": {"type": "sit", "seat": "1", "player": 7}}'}, None),
+    ({"text": '{"type": "command", "command": {"type": "sit", "seat": 3, "player": "P-3", "extra": 1}}'}, None),
 ]
 
 
@@ -326,12 +333,16 @@ def test_the_socket_answers_every_bad_frame_and_stays_open(session_cookie, setti
     async def scenario():
         table = await sync_to_async(make_table)()
         communicator = await open_socket(session_cookie, table.pk)
-        for frame in SOCKET_CORPUS:
+        for frame, code in SOCKET_CORPUS:
             await communicator.send_input({"type": "websocket.receive", **frame})
-            assert_socket_answer(await communicator.receive_json_from(timeout=10), frame)
+            answer = await communicator.receive_json_from(timeout=10)
+            assert_socket_answer(answer, frame)
+            if code is not None:
+                assert answer["type"] == "error" and answer["error"]["code"] == code, (frame, answer)
         await still_open(communicator, 0)
         kept = await sync_to_async(lambda: [len(json.dumps(r.command)) for r in RejectedCommand.objects.all()])()
-        assert kept and max(kept) <= 2 * wire.KEPT_BYTES
+        # Only the three the service refused are kept, each bounded.
+        assert len(kept) == 3 and max(kept) <= 2 * wire.KEPT_BYTES
         await communicator.disconnect()
 
     play(scenario)
