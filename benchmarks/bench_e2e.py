@@ -65,7 +65,6 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-ORIGIN = "http://127.0.0.1"  # in ALLOWED_HOSTS: the sockets' origin check (cardroom/asgi.py)
 FLOOR_TABLES, TYPICAL, PEAK = 250, 52.0, 167.0  # the issue's cardroom: commands/s across 250 tables
 TAP_P99_MS, TAP_OVER_ECHO, FLOOR_P99_MS = 25.0, 10.0, 300.0
 LOOSE_TAP_P99_MS = 250.0  # the black-box harness's knee: tap p99 <= 250 ms with 100 % delivery
@@ -318,7 +317,7 @@ def create_raw_tables(count: int) -> str:
 async def open_socket(port: int, path: str, cookie: str):
     return await connect(
         f"ws://{HOST}:{port}{path}",
-        origin=ORIGIN,
+        origin=f"http://{HOST}:{port}",  # the page's own origin: the sockets' origin check (cardroom/wire.py)
         additional_headers={"Cookie": f"sessionid={cookie}"},
         compression=None,  # Daphne offers none either
         ping_interval=None,  # Daphne pings; a busy client must not close sockets itself

@@ -1,7 +1,9 @@
 """ASGI entry point: HTTP goes to Django, websockets to the live-table consumers.
 
-Websockets pass the allowed-hosts origin check (no cross-site socket can ride a
-supervisor's session) and the session authentication of Django's login.
+HTTP bodies larger than cardroom.wire.MAX_BODY_BYTES are refused (413) before Django
+reads them. Websockets pass the origin check (same scheme, host and port as the page:
+no cross-site socket can ride a supervisor's session) and the session authentication of
+Django's login.
 """
 
 import os
@@ -15,9 +17,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from cardroom import bench_echo  # noqa: E402
+from cardroom.wire import BodyLimitMiddleware, OriginValidator  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
 
 # The benchmark's echo route exists only when CARDROOM_BENCH_ECHO=1 (cardroom/bench_echo.py).
@@ -25,7 +27,7 @@ routes = websocket_urlpatterns + bench_echo.websocket_urlpatterns()
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes))),
+        "http": BodyLimitMiddleware(django_asgi_app),
+        "websocket": OriginValidator(AuthMiddlewareStack(URLRouter(routes))),
     }
 )

@@ -1,23 +1,22 @@
 """Thin views for supervisors and compliance: the approval queue, dealer assignments and
 the audit trail. Changes go through tables.approvals / tables.services."""
 
-import json
-
 from django.contrib import messages
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from cardroom import wire
 from cardroom.access import DRIVERS, Actor, api_for, page_for
 from cardroom.audit import audit_record
 from cardroom.forms import AssignmentForm
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
-from tables.approvals import approval_decide, approval_request
+from tables.approvals import approval_decide, approval_request, tablet_login
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
 
@@ -31,17 +30,19 @@ def _json_call(request, act, *, status: int = 400, statuses: dict[str, int] | No
     is not JSON 400, an unknown table 404, not_authorized 403, another CommandError
     `statuses[code]` or else `status`."""
     try:
-        body = json.loads(request.body)
-    except ValueError:
-        return _error(CommandError("invalid_command", "the body is not JSON"))
+        body = wire.request_json(request)
+    except wire.WireError as refused:
+        return wire.api_error(refused.code, refused.message, refused.status)
+    if not isinstance(body, dict):
+        return _error(CommandError("invalid_command", "the body is a JSON object"))
     try:
         return act(body)
     except CommandError as err:
         return _error(err, status={"not_authorized": 403, **(statuses or {})}.get(err.code, status))
     except Table.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such table"), status=404)
+        return wire.api_error("invalid_command", "no such table", 404)
     except Approval.DoesNotExist:
-        return _error(CommandError("invalid_command", "no such approval"), status=404)
+        return wire.api_error("invalid_command", "no such approval", 404)
 
 
 @api_for(*DRIVERS)
@@ -65,18 +66,19 @@ def approval_decide_on_tablet(request, approval_id: int):
     session): both identities are stored."""
 
     def decide(body):
-        supervisor = authenticate(request, username=body.get("username", ""), password=body.get("password", ""))
-        if supervisor is None:
-            raise CommandError("not_authorized", "those credentials are not a supervisor's")
+        tablet = Actor.from_request(request)
+        supervisor = tablet_login(
+            approval_id=approval_id, username=body.get("username"), password=body.get("password"), actor=tablet
+        )
         decision, outcome = approval_decide(
             approval_id=approval_id,
             decider=Actor.from_request(request, supervisor),
-            approve=bool(body.get("approve")),
+            approve=body.get("approve"),
             via="tablet",
         )
         return JsonResponse({"ok": True, "approved": decision.approved, "result": getattr(outcome, "result", None)})
 
-    return _json_call(request, decide)
+    return _json_call(request, decide, statuses={"rate_limited": 429})
 
 
 @page_for("supervisor")
@@ -170,10 +172,12 @@ def table_status(request, table_id: int):
     """Open or close a table: `{"open": true|false}`."""
 
     def open_close(body):
-        table = table_open_close(table_id=table_id, open=bool(body.get("open")), actor=Actor.from_request(request))
+        if type(body.get("open")) is not bool:
+            raise CommandError("invalid_command", "open is true or false")
+        table = table_open_close(table_id=table_id, open=body["open"], actor=Actor.from_request(request))
         return JsonResponse({"ok": True, "open": table.is_open})
 
-    return _json_call(request, open_close, status=409)
+    return _json_call(request, open_close, status=409, statuses={"invalid_command": 400})
 
 
 @api_for("supervisor")

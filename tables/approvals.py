@@ -7,12 +7,16 @@ command service (void), or recorded as a reversing entry (correction), or as a n
 configuration version (configuration).
 """
 
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
+from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import checked_text
 from rounds.models import Round
 
@@ -20,6 +24,40 @@ from .models import Approval, ApprovalDecision, RoundCorrection, Table
 from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
 
 VIA = ("device", "tablet")
+# What each kind of request carries (anything else is refused, not stored).
+PAYLOAD_FIELDS = {"void": {"reason"}, "correction": {"reason", "round"}, "config": {"reason", "config"}}
+
+
+def tablet_login(*, approval_id: int, username, password, actor: Actor):
+    """The approver's own credentials typed on a tablet: their user, or CommandError.
+
+    Checked by Django's model backend directly, not through `authenticate()`: that one
+    counts a failure against django-axes's lockout of the person's own login, so a
+    dealer failing this form four times (behind the proxy every request has the same
+    address) would lock the supervisor out of /accounts/login/. This form has its own
+    lockout instead, per table and approver, in the cache every process shares."""
+    if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
+        raise CommandError("invalid_command", "the approver's username and password are texts")
+    table_id = Approval.objects.values_list("table_id", flat=True).get(pk=approval_id)
+    key = f"approval-login:{table_id}:{username.lower()[:150]}"
+    if cache.get(key, 0) >= settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT:
+        raise CommandError("rate_limited", "too many failed approvals with this name at this table: try again later")
+    user = ModelBackend().authenticate(None, username=username, password=password)
+    if user is None:
+        cache.add(key, 0, settings.CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired in between
+            cache.set(key, 1, settings.CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS)
+        audit_record(
+            actor=Actor(name=username[:150], role="", address=actor.address, session=actor.session),
+            action="login_failed",
+            table_id=table_id,
+            summary=f"failed approval login for {username[:100]!r} on the tablet of {actor.name}",
+        )
+        raise CommandError("not_authorized", "those credentials are not a supervisor's")
+    cache.delete(key)
+    return user
 
 
 def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -> Approval:
@@ -29,6 +67,11 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
         raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
     if not can_drive(actor, table_id):
         raise CommandError("not_authorized", f"{actor.name} does not work this table")
+    if not isinstance(payload, dict):
+        raise CommandError("invalid_command", "an approval's payload is an object")
+    unknown = set(payload) - PAYLOAD_FIELDS[kind]
+    if unknown:
+        raise CommandError("invalid_command", f"a {kind} request does not take {sorted(unknown)}")
     checked_text("reason", payload.get("reason"))  # as the void command will check it
     with transaction.atomic():
         table = lock_table(table_id)
@@ -69,6 +112,9 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
         return number
     if not isinstance(payload.get("config"), dict):
         raise CommandError("invalid_command", "a configuration change carries the new configuration")
+    # Checked now, as it will be when approved: a configuration that could never be
+    # carried out (an unknown key, a bad value) is not stored for a supervisor to see.
+    EngineConfig.from_config({**payload["config"], "seats": table.seats})
     return None
 
 
@@ -76,6 +122,8 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
     """A supervisor other than the requester decides, on their own session and address
     (both are kept). Returns the decision and, for an approved void, the outcome of the
     void command."""
+    if type(approve) is not bool:
+        raise CommandError("invalid_command", "approve is true or false")
     if via not in VIA:
         raise CommandError("invalid_command", f"via must be one of {VIA}")
     with transaction.atomic():

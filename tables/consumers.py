@@ -23,7 +23,6 @@ allowed); a logout closes the session's sockets at once (tables.receivers).
 """
 
 import asyncio
-import json
 import time
 from importlib import import_module
 from types import SimpleNamespace
@@ -35,6 +34,7 @@ from channels.layers import InMemoryChannelLayer
 from django.conf import settings
 from django.contrib.auth import get_user
 
+from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_view_table
 
 from . import events, presence
@@ -142,13 +142,23 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if self.scope["user"].is_authenticated:
             await self.channel_layer.group_discard(events.user_group(self.scope["user"].pk), self.channel_name)
 
-    @classmethod
-    async def decode_json(cls, text_data):
+    received: str | None = None  # the frame being handled, as it came
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """Every frame is read by the one strict reader (cardroom.wire); one it cannot
+        read (binary, empty, too large, not JSON, not an object) is answered with an
+        error message and changes nothing. Channels' own would raise, closing the socket."""
         try:
-            content = json.loads(text_data)
-        except ValueError:
-            return {"type": "invalid"}
-        return content if isinstance(content, dict) else {"type": "invalid"}
+            if text_data is None:
+                raise wire.WireError("invalid_command", "frames are JSON text, not binary")
+            content = wire.read_json(text_data)
+            if not isinstance(content, dict):
+                raise wire.WireError("invalid_command", "a message is a JSON object with a 'type'")
+        except wire.WireError as refused:
+            await self.send_json(wire.socket_error(refused))
+            return
+        self.received = text_data
+        await self.receive_json(content, **kwargs)
 
 
 class TableConsumer(_LoggedInConsumer):
@@ -209,7 +219,8 @@ class TableConsumer(_LoggedInConsumer):
             if self.is_tablet:
                 await self._tablet_seen()
         else:
-            await self.send_json({"type": "error", "message": "expected a message of type command, sync or heartbeat"})
+            refused = wire.WireError("invalid_command", "expected a message of type command, sync or heartbeat")
+            await self.send_json(wire.socket_error(refused))
 
     async def _command(self, command):
         refusal, outcome = await database_sync_to_async(self._checked_command)(command)
@@ -224,7 +235,7 @@ class TableConsumer(_LoggedInConsumer):
         refusal, actor = self.standing()
         if refusal is not None:
             return refusal, None
-        return None, command_execute(table_id=self.table_id, command=command, actor=actor)
+        return None, command_execute(table_id=self.table_id, command=command, actor=actor, received=self.received)
 
     async def _tablet_seen(self):
         if await database_sync_to_async(presence.tablet_seen)(self.table_id, self.channel_name):

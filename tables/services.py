@@ -8,13 +8,16 @@ after the transaction commits.
 
 import json
 import logging
+import time
 from dataclasses import dataclass
 from random import Random
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import hashchain
+from cardroom import hashchain, wire
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 
@@ -33,6 +36,7 @@ from .visibility import TABLET
 logger = logging.getLogger(__name__)
 
 MAX_COMMAND_ID_LENGTH = 100
+MAX_MESSAGE_LENGTH = 500
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,11 @@ class CommandOutcome:
     @property
     def ok(self) -> bool:
         return self.result["ok"]
+
+    @property
+    def code(self) -> str | None:
+        """The error code of a refusal, None when accepted."""
+        return None if self.ok else self.result["error"]["code"]
 
     def reply(self, command) -> dict:
         """The answer to the sender (HTTP body, websocket `result` message)."""
@@ -189,7 +198,9 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
     return config
 
 
-def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random | None = None) -> CommandOutcome:
+def command_execute(
+    *, table_id: int, command, actor: Actor | str, rng: Random | None = None, received: bytes | str | None = None
+) -> CommandOutcome:
     """Execute one command (commands.md) at a table, all or nothing.
 
     `command` may carry `id` (a repeat of an id gets the first answer and changes
@@ -197,10 +208,14 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
     `actor` is the person (cardroom.access.Actor) or, as a plain name, the system
     process (replay, simulator) sending it: people are checked (`not_authorized`) and
     their voids need a second person's approval. Every command is in the audit trail.
+    `received` is the body or frame the command came in, as received: a refusal keeps
+    a bounded copy of it (wire.received), so the log shows what was sent.
+    A person past CARDROOM_REFUSED_COMMANDS_PER_MINUTE refusals is answered
+    `rate_limited` and nothing is stored or applied.
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
     try:
-        return _execute(table_id, command, _as_actor(actor), rng)
+        return _execute(table_id, command, _as_actor(actor), rng, received)
     except Table.DoesNotExist:
         raise
     except Exception:
@@ -212,7 +227,12 @@ def command_execute(*, table_id: int, command, actor: Actor | str, rng: Random |
         raise
 
 
-def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> CommandOutcome:
+def _execute(table_id: int, command, actor: Actor, rng: Random | None, received) -> CommandOutcome:
+    refusals = _refusal_counter(actor)
+    if refusals and (cache.get(refusals) or 0) >= settings.CARDROOM_REFUSED_COMMANDS_PER_MINUTE:
+        version = Table.objects.values_list("version", flat=True).get(pk=table_id)
+        limited = CommandError("rate_limited", "too many refused commands from this session: wait a minute")
+        return CommandOutcome(limited.as_result(), version)
     with transaction.atomic():
         table = lock_table(table_id)
         command_id = _command_id(command)
@@ -221,7 +241,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> Comman
         if not can_drive(actor, table.pk):
             refusal = CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
             # Kept without its id: an outsider neither claims an id nor collides with one.
-            return _reject(table, command, None, refusal, actor)
+            return _reject(table, command, None, refusal, actor, received)
         if command_id is not None:
             prior = _prior_answer(table, command_id)
             if prior is not None:
@@ -237,7 +257,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None) -> Comman
             if not hashchain.only_whole_numbers(command):
                 raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:
-            return _reject(table, command, command_id, refusal, actor)
+            return _reject(table, command, command_id, refusal, actor, received)
         stamp = recording.Stamp.at(timezone.now())
         checkpoints.close_day_if_turned(table, stamp.gaming_day)
         table.version += 1
@@ -348,10 +368,45 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
         or approval.round_number != game.round.number
     ):
         raise CommandError("approval_required", "voiding this round needs a supervisor's approval (approval id)")
-    return {**command, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
+    # `approval` is the service's field, not the engine's (which refuses fields it does not take).
+    fields = {k: v for k, v in command.items() if k != "approval"}
+    return {**fields, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
 
 
-def _reject(table: Table, command, command_id, refusal: CommandError, actor: Actor) -> CommandOutcome:
+def _refusal_counter(actor: Actor) -> str | None:
+    """The cache key counting this person's refused commands in the current minute (one
+    per session: the tablet's HTTP and socket share it); system processes are not limited."""
+    if actor.is_system:
+        return None
+    who = actor.session or f"user-{actor.user_id}"
+    return f"refused-commands:{who}:{int(time.time() // 60)}"
+
+
+def _count_refusal(actor: Actor) -> None:
+    key = _refusal_counter(actor)
+    if key is None:
+        return
+    cache.add(key, 0, timeout=120)  # outlives its minute; atomic with incr in Redis
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=120)
+
+
+def _kept_command(command) -> dict:
+    """The refused command as the log keeps it: whole when it is small and recordable,
+    else what wire.received keeps of it (a bounded prefix, its size and SHA-256)."""
+    if isinstance(command, dict) and _recordable(command):
+        text = json.dumps(command, ensure_ascii=False)
+        if len(text.encode("utf-8")) <= wire.KEPT_BYTES:
+            return command
+        return {"oversized": wire.received(text)}
+    return {"unrecordable": repr(command)[: wire.KEPT_BYTES]}
+
+
+def _reject(table: Table, command, command_id, refusal: CommandError, actor: Actor, received=None) -> CommandOutcome:
+    # A message may quote what was sent (an unknown type, a bad amount): kept bounded too.
+    refusal = CommandError(refusal.code, refusal.message[:MAX_MESSAGE_LENGTH])
     result = refusal.as_result()
     recordable = isinstance(command, dict) and _recordable(command)
     if refusal.code == "stale_version":
@@ -361,7 +416,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
     # same id gets this same answer, and so that supervisors can see what was tried.
     RejectedCommand.objects.create(
         table=table,
-        command=command if recordable else {"unrecordable": repr(command)[:500]},
+        command=_kept_command(command),
         command_id=command_id,
         code=refusal.code,
         result=result,
@@ -369,11 +424,14 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
         actor=actor.name,
         created_at=timezone.now(),
     )
+    kind = command.get("type") if recordable else None
     audit_record(
         actor=actor,
         action="command_refused",
         table_id=table.pk,
-        summary=f"{command.get('type') if recordable else 'command'} refused: {refusal.code}",
-        detail={"code": refusal.code, "message": refusal.message},
+        summary=f"{kind if isinstance(kind, str) else 'command'} refused: {refusal.code}",
+        # What was received, as bytes (bounded): the parsed command may read otherwise.
+        detail={"code": refusal.code, "message": refusal.message, "received": wire.received(received)},
     )
+    _count_refusal(actor)
     return CommandOutcome(result, table.version)

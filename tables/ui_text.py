@@ -30,4 +30,5 @@ ERROR_TEXT = {
     "approval_required": "A void needs a supervisor's approval.",
     "not_authorized": "You are not allowed to do that.",
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
+    "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",
 }

@@ -1,13 +1,12 @@
 """Thin views: pages, and the command/state API. Every change goes through
 tables.services.command_execute; every read through tables.selectors."""
 
-import json
-
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
+from cardroom import wire
 from cardroom.access import DRIVERS, EVERY_ROLE, READERS, Actor, api_for, can_drive, can_view_table, page_for
 
 from . import presence
@@ -60,22 +59,27 @@ def _table_page(request, table_id: int, template: str, audience: str):
     )
 
 
+# A command's refusal is an answer (200), but for these the status says it too.
+COMMAND_STATUS = {"not_authorized": 403, "rate_limited": 429}
+
+
 @api_for(*DRIVERS)
 @require_POST
 def table_command(request, table_id: int):
     """One command (commands.md, with optional `id` and `version`) as the JSON body."""
     try:
-        command = json.loads(request.body)
-    except ValueError:
-        return JsonResponse(
-            {"result": {"ok": False, "error": {"code": "invalid_command", "message": "the body is not JSON"}}}, status=400
-        )
+        command = wire.request_json(request)
+    except wire.WireError as refused:
+        # Refused before the service: nothing is stored. `result` too, as a command's answer.
+        error = {"ok": False, "error": refused.as_error()}
+        return JsonResponse({**error, "result": error}, status=refused.status)
     try:
-        outcome = command_execute(table_id=table_id, command=command, actor=Actor.from_request(request))
+        outcome = command_execute(
+            table_id=table_id, command=command, actor=Actor.from_request(request), received=request.body
+        )
     except Table.DoesNotExist:
-        return JsonResponse({"ok": False, "error": {"code": "invalid_command", "message": "no such table"}}, status=404)
-    refused = not outcome.ok and outcome.result["error"]["code"] == "not_authorized"
-    return JsonResponse(outcome.reply(command), status=403 if refused else 200)
+        return wire.api_error("invalid_command", "no such table", 404)
+    return JsonResponse(outcome.reply(command), status=COMMAND_STATUS.get(outcome.code, 200))
 
 
 @api_for(*EVERY_ROLE)
@@ -86,7 +90,7 @@ def table_state(request, table_id: int):
     table = get_object_or_404(Table, pk=table_id)
     actor = Actor.from_request(request)
     if not can_view_table(actor, table_id):
-        return JsonResponse({"ok": False, "error": {"code": "not_authorized", "message": "not your table"}}, status=403)
+        return wire.api_error("not_authorized", "not your table", 403)
     audience = audience_of(actor, table_id, asks_tablet=request.GET.get("role") == "tablet")
     return JsonResponse(table_snapshot(table, audience))
 

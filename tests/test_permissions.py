@@ -208,7 +208,7 @@ def test_each_websocket_opens_for_exactly_the_roles_it_should(world, route):
 
     seen = {}
     for persona in PERSONAS:
-        headers = [(b"origin", b"http://127.0.0.1")]
+        headers = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
         if persona != "anonymous":
             client = Client()
             client.force_login(world["people"][persona])

@@ -37,6 +37,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so it sees every answer: under /api/ every error is JSON with a stable code.
+    "cardroom.wire.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Daphne serves no static files: WhiteNoise does, in development and in the container.
     "cardroom.static.StaticFilesMiddleware",
@@ -51,6 +53,28 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "cardroom.urls"
+
+# No body Cardroom takes is near this (cardroom.wire.MAX_BODY_BYTES, also enforced in
+# front of Django by cardroom.wire.BodyLimitMiddleware and by the proxy).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
+# Errors go to stderr whatever DEBUG says (Django's default sends them to the console
+# only with DEBUG on, else to mail_admins, which is not configured): a 500 with DEBUG off
+# leaves its traceback in the container's log. 4xx answers (django.request warnings)
+# are left out: anyone can cause as many as they like.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {
+        "django": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "cardroom": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "tables": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+    },
+}
 
 TEMPLATES = [
     {
@@ -145,6 +169,14 @@ SESSION_COOKIE_AGE = 12 * 60 * 60  # one long shift at most
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_COOKIE_HTTPONLY = True
+# The tablet's approval login (a supervisor's credentials typed on the dealer's tablet)
+# has its own lockout, per table and username (tables.approvals), apart from django-axes:
+# failing it never locks the supervisor out of their own login.
+CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT = 5
+CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS = 15 * 60
+# Refused commands a session may send in a minute; past it, `rate_limited` (429) and
+# nothing is stored (tables.services).
+CARDROOM_REFUSED_COMMANDS_PER_MINUTE = int(os.environ.get("CARDROOM_REFUSED_COMMANDS_PER_MINUTE", "30"))
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Tablet presence (the floor's "tablet disconnected" alert) must be visible to every

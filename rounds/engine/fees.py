@@ -84,6 +84,9 @@ def fee_schedule_from_config(value) -> FeeSchedule | None:
         return None
     if not isinstance(value, dict):
         raise CommandError("invalid_command", "fee_schedule must be an object")
+    unknown = set(value) - {"payers", "player_basis", "pd_basis", "rates"}
+    if unknown:
+        raise CommandError("invalid_command", f"unknown fee_schedule keys {sorted(unknown)}")
     payers = value.get("payers", "all_players")
     player_basis = value.get("player_basis", "ante")
     pd_basis = value.get("pd_basis", "per_betting_square")
@@ -100,7 +103,7 @@ def fee_schedule_from_config(value) -> FeeSchedule | None:
     rates = []
     for row in rows:
         fields = ("min", "max", "player_fee", "pd_fee")
-        if not isinstance(row, dict) or not all(type(row.get(f)) is int and row[f] >= 0 for f in fields):
+        if not isinstance(row, dict) or set(row) != set(fields) or not all(type(row[f]) is int and row[f] >= 0 for f in fields):
             raise CommandError("invalid_command", "each rate needs min, max, player_fee, pd_fee in whole cents >= 0")
         if row["min"] > row["max"]:
             raise CommandError("invalid_command", f"rate min {row['min']} is above its max {row['max']}")

@@ -82,6 +82,12 @@ class Limits:
     trips_max: int | None = None
 
 
+# The keys of a table configuration this engine takes (commands.md; `name` is the
+# service's). The spec's side_bets, rotation_policy and notice are not implemented here,
+# so a configuration that asks for them is refused rather than played without them.
+CONFIG_KEYS = {"seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule"}
+
+
 @dataclass(frozen=True)
 class TableConfig:
     seats: int
@@ -96,6 +102,10 @@ class TableConfig:
         """Check a table configuration (the replay file's `table`, less its name)."""
         if not isinstance(value, dict):
             raise CommandError("invalid_command", "the table configuration must be an object")
+        unknown = set(value) - CONFIG_KEYS
+        if unknown:
+            # `max_consecutive_bank: 3` must not silently mean the default 2 (commands.md).
+            raise CommandError("invalid_command", f"unknown table configuration keys {sorted(unknown)}")
         seats = value.get("seats")
         if type(seats) is not int or not MIN_SEATS <= seats <= MAX_SEATS:
             raise CommandError("invalid_command", f"seats must be a whole number from {MIN_SEATS} to {MAX_SEATS}")
@@ -227,6 +237,10 @@ class TableGame:
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise CommandError("invalid_command", f"unknown command type {kind!r}")
+        unknown = set(command) - COMMAND_FIELDS[kind] - ENVELOPE_FIELDS
+        if unknown:
+            # A misspelled field must not fall back to a default (commands.md).
+            raise CommandError("invalid_command", f"{kind} does not take {sorted(unknown)}")
         game = self._copy()
         step = _Step(game, command, rng or random.SystemRandom())
         result = handler(step)
@@ -746,3 +760,28 @@ _HANDLERS = {
 }
 
 COMMAND_TYPES = tuple(_HANDLERS)
+# The fields each command takes (commands.md); any other is refused as invalid_command.
+COMMAND_FIELDS = {
+    "sit": {"seat", "player"},
+    "leave": {"seat"},
+    "offer_bank": {"seat"},
+    "accept_bank": {"seat"},
+    "decline_bank": {"seat"},
+    "pass_bank": set(),
+    "open_round": {"bank"},
+    "wager": {"seat", "ante", "blind", "trips"},
+    "withdraw": {"seat"},
+    "no_more_bets": set(),
+    "deal": {"cards"},
+    "check": {"seat"},
+    "play": {"seat", "multiple"},
+    "fold": {"seat"},
+    "flop": {"cards"},
+    "turn_river": {"cards"},
+    "showdown": {"player_dealer", "hands"},
+    "settle": set(),
+    "void_round": {"reason", "approved_by"},
+}
+# Every command's `type`, and the client's command id and seen version (HTTP, websocket).
+ENVELOPE_FIELDS = {"type", "id", "version"}
+assert set(COMMAND_FIELDS) == set(_HANDLERS)

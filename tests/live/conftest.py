@@ -10,6 +10,8 @@ from cardroom.asgi import application
 from tables.services import command_execute, table_create
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
+# The Host a browser sends with it: the origin check compares scheme, host and port.
+HOST = (b"host", b"127.0.0.1")
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def logged_in(dealer):
 
 
 def socket(path: str, cookie: str | None) -> WebsocketCommunicator:
-    headers = [ORIGIN]
+    headers = [ORIGIN, HOST]
     if cookie:
         headers.append((b"cookie", f"sessionid={cookie}".encode()))
     return WebsocketCommunicator(application, path, headers=headers)

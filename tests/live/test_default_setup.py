@@ -117,6 +117,7 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
             tablet.fill("input[name=bank]", "1000")
             tablet.click("button:has-text('Open round')")
             tablet.locator(".seat[data-seat='2'] button:has-text('Bet')").click()
+            expect(tablet.locator(".seat[data-seat='2'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
             seat3 = tablet.locator(".seat[data-seat='3']")
             seat3.locator("input[name=trips]").fill("5")
             seat3.locator("button:has-text('Bet')").click()
