@@ -8,7 +8,7 @@ player beats the player-dealer), for Trips it is a loss.
 from dataclasses import dataclass
 
 from .errors import CommandError
-from .hands import CATEGORIES
+from .hands import CATEGORIES, category_index
 
 Odds = tuple[int, int]
 
@@ -58,6 +58,12 @@ class PayTable:
         }
 
 
+# The lowest hand each wager may pay on (game-rules section 6): the Blind only on a straight
+# or better (otherwise it pushes when the player wins), Trips only on three of a kind or
+# better. A custom table may pay these hands differently, never pay a lower one.
+LOWEST_PAYING = {"blind": "straight", "trips": "three_of_a_kind"}
+
+
 def _pay(odds: Odds | None, stake: int) -> int | None:
     if odds is None:
         return None
@@ -91,6 +97,13 @@ def paytable_from_config(value) -> PayTable:
         for hand, odds in rows.items():
             if hand not in CATEGORIES:
                 raise CommandError("invalid_command", f"unknown hand {hand!r} in the {section} pay table")
+            if category_index(hand) < category_index(LOWEST_PAYING[section]):
+                lowest = LOWEST_PAYING[section].replace("_", " ")
+                raise CommandError(
+                    "invalid_command",
+                    f"a {section.capitalize()} wager pays only on {lowest} or better (game-rules section 6): "
+                    f"a custom pay table cannot pay it on {hand.replace('_', ' ')}",
+                )
             if (
                 not isinstance(odds, (list, tuple))
                 or len(odds) != 2

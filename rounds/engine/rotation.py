@@ -13,6 +13,7 @@ starts a new cycle with `offer_bank`.
 
 from dataclasses import dataclass, field
 
+from .persons import person_key
 from .seats import clockwise_after
 
 
@@ -27,6 +28,14 @@ class Rotation:
     streak_player: str | None = None
     streak: int = 0
     stopped: bool = False  # every eligible seat declined: the game stops
+
+    def known_as(self, player: str) -> str:
+        """The spelling this rotation already knows `player` by (the same person written
+        with other case or spacing), else `player`: a person sitting down again under
+        another spelling stays one person, and every comparison here is of one string."""
+        key = person_key(player)
+        known = (self.streak_player, self.pd_player, self.passer, *self.offered)
+        return next((p for p in known if p is not None and person_key(p) == key), player)
 
     def eligible(self, player: str) -> bool:
         return not (player == self.streak_player and self.streak >= self.limit)

@@ -14,6 +14,7 @@ from .cards import DECK, parse_cards
 from .errors import CommandError
 from .fees import FeeLine, FeeSchedule, PlayerWager, assess_fees, fee_schedule_from_config
 from .paytables import PayTable, paytable_from_config
+from .persons import person_key, printed
 from .records import (
     BetsClosed,
     CardsDealt,
@@ -362,11 +363,16 @@ class _Step:
 def _sit(step: _Step) -> dict:
     game = step.game
     seat = step.seat()
-    player = step.text("player")
+    # Tidied before it is checked: any white space a keyboard or scanner sends (a tab, a
+    # no-break space) is one space in a person's id (rounds/engine/persons.py).
+    raw = step.command.get("player")
+    player = checked_text("player", printed(raw) if isinstance(raw, str) else raw)
     if seat in game.occupants:
         raise CommandError("seat_taken", f"seat {seat} is taken by {game.occupants[seat]}")
-    if player in game.occupants.values():
-        raise CommandError("player_already_seated", f"{player} is already seated at this table")
+    seated = next((p for p in game.occupants.values() if person_key(p) == person_key(player)), None)
+    if seated is not None:
+        raise CommandError("player_already_seated", f"{player} is already seated at this table (as {seated})")
+    player = game.rotation.known_as(player)
     game.occupants[seat] = player
     step.emit(Seated(seat, player))
     return {}

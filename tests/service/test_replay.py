@@ -81,6 +81,11 @@ def test_replay_prints_every_result_and_leaves_nothing_behind(monkeypatch):
         ('{"table": {"name": "T", "seats": 9}, "commands": []}', "seats must be"),
         ('{"table": {"name": "T", "seats": 6, "max_consecutive_banks": 3}, "commands": []}', "max_consecutive_banks"),
         ('{"table": {"name": "T", "seats": 6, "paytable": "UTH-09"}, "commands": []}', "pay table"),
+        # A custom table may not pay below the rules' threshold (game-rules section 6).
+        ('{"table": {"name": "T", "seats": 6, "paytable": {"blind": {"three_of_a_kind": [1, 1]}}}, "commands": []}',
+         "Blind wager pays only on straight or better"),
+        ('{"table": {"name": "T", "seats": 6, "paytable": {"trips": {"two_pair": [1, 1]}}}, "commands": []}',
+         "Trips wager pays only on three of a kind or better"),
         (json.dumps({"table": {"name": "T", "seats": 6, "fee_schedule": {"rates": [
             {"min": i * 10, "max": i * 10 + 9, "player_fee": 1, "pd_fee": 1} for i in range(6)]}}, "commands": []}),
          "1 to 5 collection rates"),
