@@ -1,6 +1,6 @@
 """End to end: tablets and floor screens on real sockets through Daphne, as a cardroom runs.
 
-Run with `.venv/bin/python -m benchmarks.bench_e2e` (about 15-25 minutes at full size;
+Run with `.venv/bin/python -m benchmarks.bench_e2e` (about 15-20 minutes at full size;
 `--quick` for a one-minute smoke run; `--help` for the options). It starts its own
 throwaway PostgreSQL and Redis (tests/plugins/services.py; DATABASE_URL / REDIS_URL are
 ignored, so no real database is touched), migrates, creates `--tables` tables with seated
@@ -17,6 +17,9 @@ Each tablet taps like a dealer: Poisson arrivals at rate/tables, one command in 
 each chosen from the latest snapshot's `view` by simulate_floor's chooser, with the
 snapshot's version. Measured per scenario:
 * tap -> answer: from sending a command to its `result` message;
+* answer -> event: until the tablet holds the table's event at the answered version (the
+  next tap waits for it, as a dealer taps on the updated screen; after 10 s it is counted
+  lost and the tablet asks for a sync);
 * command -> floor row: from a command's answer until every screen holds a row of that
   table with seq >= the answered version (0 when the rows came first); rows are read from
   any message with `row` or `rows` (today `floor` and `row`; a batched `rows` later);
@@ -867,7 +870,7 @@ def print_summary(results: list, knees: dict) -> None:
 # --- the run -------------------------------------------------------------------------------
 
 
-async def run_processes(ctx_base: dict, processes: int, args, results: list, knees: dict) -> None:
+async def run_processes(ctx_base: dict, processes: int, args, results: list, knees: dict, idle: dict) -> None:
     tables = ctx_base["table_ids"]
     with Daphnes(processes, ctx_base["env"], ctx_base["tmp"]) as daphnes:
         import psycopg
@@ -893,6 +896,9 @@ async def run_processes(ctx_base: dict, processes: int, args, results: list, kne
                           tablets=tablets, echoes=echoes, screens=here, screens_pid=screens_pid,
                           server_pids=ctx_base["server_pids"], deadline=ctx_base["deadline"], db=db)
             await scenario(ctx, processes, "warm-up", args.rate_list[0][1], record=False)
+            idle[processes] = await idle_load(ctx)
+            print(f"idle with every socket open, CPU seconds per second: "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in idle[processes].items()))
             estimate = args.seconds + 2 * args.baseline_seconds + args.settle + 5
 
             async def measure(label, rate):
@@ -926,6 +932,18 @@ async def run_processes(ctx_base: dict, processes: int, args, results: list, kne
             if screens.is_alive():
                 screens.kill()
                 screens.join(5)
+
+
+async def idle_load(ctx: Context) -> dict:
+    """What the servers burn with every socket open and no command (heartbeats, each
+    consumer's channel-layer wait, the floor's periodic refresh), per second: the part of
+    the CPU per command that does not grow with the rate."""
+    watched = {"daphne": ctx.daphnes.pids, **ctx.server_pids}
+    before = {k: cpu_seconds(p) for k, p in watched.items()}
+    started = time.monotonic()
+    await asyncio.sleep(ctx.args.baseline_seconds)
+    elapsed = time.monotonic() - started
+    return {k: (cpu_seconds(p) - before[k]) / elapsed for k, p in watched.items()}
 
 
 async def reopen(ctx: Context) -> None:
@@ -1004,15 +1022,17 @@ def run(args, services, tmp: str) -> dict:
           "(Django opens one per command: CONN_MAX_AGE is 0 and Channels closes old connections around each call)")
     results: list = []
     knees: dict = {}
+    idle: dict = {}
     for processes in args.process_list:
         if time.monotonic() + args.seconds > deadline:
             print(f"{processes} Daphne process(es) skipped: --time-limit reached")
             continue
-        asyncio.run(run_processes(base, processes, args, results, knees))
+        asyncio.run(run_processes(base, processes, args, results, knees, idle))
     print_summary(results, knees)
     print(f"\ntotal {time.monotonic() - started:.0f}s. The machine's other load shows in these figures: "
           "compare runs on the same machine, and the ratios to the baselines measured alongside.")
     return {"results": results, "knees": {str(k): v for k, v in knees.items()}, "connect_ms": connect_ms,
+            "idle_cpu_per_s": {str(k): v for k, v in idle.items()},
             "tables": args.tables, "screens": args.screens}
 
 

@@ -59,4 +59,5 @@ def test_a_tiny_run_reports_every_figure_and_delivers_the_whole_floor(tmp_path, 
     assert len(result["daphne_rss_mib"]) == 1 and result["daphne_rss_mib"][0] > 10
     assert result["tap_p99_over_echo_p99"] > 0 and result["tap_p50_over_raw_p50"] > 0
     assert set(result["targets"]) >= {"100 % delivery", "no errors"}
+    assert set(report["idle_cpu_per_s"]["1"]) == {"daphne", "postgres", "redis"}
     assert "tap -> answer" in run.stdout and "summary" in run.stdout
