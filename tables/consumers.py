@@ -28,7 +28,8 @@ from importlib import import_module
 from types import SimpleNamespace
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from channels.db import database_sync_to_async as _database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 from django.conf import settings
@@ -60,6 +61,18 @@ FLOOR_BEHIND_SECONDS = 2.0
 SESSION_CHECK_SECONDS = 5
 
 
+def in_db_thread(func):
+    """`func` run in a worker thread with its own database connection (Channels' database
+    wrapper, which closes obsolete connections around each call).
+
+    Not Channels' default single thread per process: there, every socket's command, floor
+    read and session check waited for the one before, even while it only waited on
+    PostgreSQL (bench_e2e: that thread was saturated while the event loop sat idle).
+    Commands of one table stay in order: a socket handles one message at a time, and the
+    table row lock orders the sockets of one table."""
+    return _database_sync_to_async(func, thread_sensitive=False)
+
+
 def _snapshot(table_id: int, audience: str) -> dict | None:
     table = Table.objects.filter(pk=table_id).first()
     return table_snapshot(table, audience) if table else None
@@ -86,7 +99,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if not user.is_authenticated:
             await self.close(code=NOT_LOGGED_IN)
             return
-        if not await database_sync_to_async(lambda: self.allowed(Actor.of(user)))():
+        if not await in_db_thread(lambda: self.allowed(Actor.of(user)))():
             await self.close(code=NOT_ALLOWED)
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
@@ -121,7 +134,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         return (None, actor) if self.still_allowed(actor) else (NOT_ALLOWED, None)
 
     async def stays_open(self) -> bool:
-        code, _ = await database_sync_to_async(self.standing)()
+        code, _ = await in_db_thread(self.standing)()
         if code is not None:
             await self.close(code=code)
         return code is None
@@ -141,6 +154,16 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             self.watcher.cancel()
         if self.scope["user"].is_authenticated:
             await self.channel_layer.group_discard(events.user_group(self.scope["user"].pk), self.channel_name)
+
+    async def dispatch(self, message):
+        """Channels' own dispatch first closes old database connections in its single
+        sync thread before every message (every frame, every group message), so each of a
+        process's sockets waited for that one thread. These consumers touch the database
+        only through in_db_thread, whose wrapper closes old connections in its own thread."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     received: str | None = None  # the frame being handled, as it came
 
@@ -189,7 +212,7 @@ class TableConsumer(_LoggedInConsumer):
         # Join first, then read: an event committed in between is then both in the
         # snapshot and queued behind it, and the client drops it by its seq.
         await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
-        snapshot = await database_sync_to_async(_snapshot)(self.table_id, self.audience)
+        snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
         if snapshot is None:
             await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
             await self.close(code=NO_SUCH_TABLE)
@@ -205,7 +228,7 @@ class TableConsumer(_LoggedInConsumer):
             return
         await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
         if self.is_tablet:
-            await database_sync_to_async(presence.tablet_gone)(self.table_id, self.channel_name)
+            await in_db_thread(presence.tablet_gone)(self.table_id, self.channel_name)
             events.tablet_presence_changed(self.table_id)
 
     async def receive_json(self, content, **kwargs):
@@ -213,7 +236,7 @@ class TableConsumer(_LoggedInConsumer):
         if kind == "command":
             await self._command(content.get("command"))
         elif kind == "sync":
-            snapshot = await database_sync_to_async(_snapshot)(self.table_id, self.audience)
+            snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
             await self.send_json({"type": "snapshot", "snapshot": snapshot})
         elif kind == "heartbeat":
             if self.is_tablet:
@@ -223,7 +246,7 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json(wire.socket_error(refused))
 
     async def _command(self, command):
-        refusal, outcome = await database_sync_to_async(self._checked_command)(command)
+        refusal, outcome = await in_db_thread(self._checked_command)(command)
         if refusal is not None:
             await self.close(code=refusal)
             return
@@ -238,7 +261,7 @@ class TableConsumer(_LoggedInConsumer):
         return None, command_execute(table_id=self.table_id, command=command, actor=actor, received=self.received)
 
     async def _tablet_seen(self):
-        if await database_sync_to_async(presence.tablet_seen)(self.table_id, self.channel_name):
+        if await in_db_thread(presence.tablet_seen)(self.table_id, self.channel_name):
             events.tablet_presence_changed(self.table_id)
 
     async def table_changed(self, message):
@@ -263,7 +286,7 @@ class FloorConsumer(_LoggedInConsumer):
         self.refresher = asyncio.create_task(self._refresh())
 
     async def _send_floor(self):
-        await self.send_json({"type": "floor", "rows": await database_sync_to_async(whole_floor)()})
+        await self.send_json({"type": "floor", "rows": await in_db_thread(whole_floor)()})
 
     async def _refresh(self):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)

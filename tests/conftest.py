@@ -29,6 +29,21 @@ def redis_url():
     return url
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose teardown first ends the connections that
+    consumer worker threads kept (CONN_MAX_AGE): a thread of a finished event loop keeps
+    its connection open, and PostgreSQL will not drop a database in use."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
 @pytest.fixture
 def localdb_dir():
     """A `var` folder for the app's own PostgreSQL (CARDROOM_LOCALDB_DIR), removed after
