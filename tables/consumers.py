@@ -23,7 +23,9 @@ allowed); a logout closes the session's sockets at once (tables.receivers).
 """
 
 import asyncio
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from types import SimpleNamespace
 from urllib.parse import parse_qs
@@ -61,6 +63,12 @@ FLOOR_BEHIND_SECONDS = 2.0
 SESSION_CHECK_SECONDS = 5
 
 
+# Few threads: the work is mostly Python (engine, ORM, JSON) under one GIL, and more
+# threads than this starve the event loop that sends every socket's messages.
+DB_THREADS = int(os.environ.get("CARDROOM_DB_THREADS", "3"))
+_db_executor = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="db")
+
+
 def in_db_thread(func):
     """`func` run in a worker thread with its own database connection (Channels' database
     wrapper, which closes obsolete connections around each call).
@@ -70,7 +78,7 @@ def in_db_thread(func):
     PostgreSQL (bench_e2e: that thread was saturated while the event loop sat idle).
     Commands of one table stay in order: a socket handles one message at a time, and the
     table row lock orders the sockets of one table."""
-    return _database_sync_to_async(func, thread_sensitive=False)
+    return _database_sync_to_async(func, thread_sensitive=False, executor=_db_executor)
 
 
 def _snapshot(table_id: int, audience: str) -> dict | None:
