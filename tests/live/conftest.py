@@ -1,8 +1,14 @@
 """Fixtures for the live-table tests: logged-in sockets through the real ASGI application."""
 
+import asyncio
+import time
+import urllib.request
+
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.db import connection
 from django.contrib.auth.models import Group
 from django.test import Client
 
@@ -78,3 +84,32 @@ def run(table_id, *commands, actor="test"):
 
 arun = sync_to_async(run)
 amake_table = sync_to_async(make_table)
+
+
+def play(scenario):
+    """Run an async scenario, then release what it held (Redis pools, the worker
+    thread's database connection) so the next test and the teardown start clean."""
+
+    async def wrapped():
+        try:
+            await scenario()
+        finally:
+            await get_channel_layer().flush()
+            await sync_to_async(lambda: connection.close())()  # the worker thread's own
+
+    asyncio.run(wrapped())
+
+
+def wait_until_serving(url: str, process, seconds: float, output) -> None:
+    """Poll `url`/healthz until the server in `process` answers 200; fail with the
+    server's `output()` if it exits or does not answer within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{output()[-4000:]}") from None
+            time.sleep(0.1)  # polling for the server to come up, not an assertion

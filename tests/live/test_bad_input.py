@@ -11,9 +11,7 @@ import logging
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import Group, User
-from django.db import connection
 from django.test import Client
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -24,7 +22,7 @@ from rounds.engine.errors import ERROR_CODES
 from tables.approvals import approval_request
 from tables.models import Approval, RejectedCommand, Table
 
-from .conftest import make_table, run, socket
+from .conftest import make_table, play, run, socket
 
 STABLE_CODES = ERROR_CODES | set(wire.STATUS_CODES.values())
 DEEP = 1000
@@ -293,16 +291,6 @@ SOCKET_CORPUS = [
     ({"text": '{"type": "command", "command": {"type": "sit", "seat": 3, "player": "P-3", "extra": 1}}'}, None),
 ]
 
-
-def play(scenario):
-    async def wrapped():
-        try:
-            await scenario()
-        finally:
-            await get_channel_layer().flush()
-            await sync_to_async(lambda: connection.close())()
-
-    asyncio.run(wrapped())
 
 
 def assert_socket_answer(message, frame):

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
 from tests.plugins.services import _free_port
 
-from .conftest import make_table, run
+from .conftest import make_table, run, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -61,17 +60,11 @@ class Daphne:
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "cardroom.asgi:application"],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.log.seek(0)
-                    raise RuntimeError(f"Daphne did not start:\n{self.log.read()[-3000:]}") from None
-                time.sleep(0.05)  # polling for the server to come up, not an assertion
+        wait_until_serving(self.url, self.process, 30, self.output)
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
 
     def stop(self):
         if self.process and self.process.poll() is None:

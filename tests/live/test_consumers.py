@@ -14,7 +14,7 @@ from django.test import Client
 from tables.events import WINDOW, publisher
 from tables.models import TableEvent
 
-from .conftest import amake_table, apply_event, arun, receive_until, socket
+from .conftest import amake_table, apply_event, arun, play, receive_until, socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -29,19 +29,6 @@ SEATED = [
     {"type": "accept_bank", "seat": 1},
 ]
 
-
-def play(scenario):
-    """Run an async scenario, then release what it held (Redis pools, the worker
-    thread's database connection) so the next test and the teardown start clean."""
-
-    async def wrapped():
-        try:
-            await scenario()
-        finally:
-            await get_channel_layer().flush()
-            await sync_to_async(lambda: connection.close())()  # the worker thread's own
-
-    asyncio.run(wrapped())
 
 
 def fresh_state(client: Client, table_id: int, query: str = "") -> dict:

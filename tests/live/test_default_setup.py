@@ -15,8 +15,6 @@ import re
 import signal
 import subprocess
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import psycopg
@@ -25,6 +23,7 @@ import pytest
 from cardroom import localdb
 from tests.plugins.services import _free_port
 
+from .conftest import wait_until_serving
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,16 +48,7 @@ class ReadmeRun:
             ["make", "--no-print-directory", "run", f"PORT={self.port}"],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"make run did not serve:\n{self.output()[-4000:]}") from None
-                time.sleep(0.2)  # polling for the server to come up, not an assertion
+        wait_until_serving(self.url, self.process, START_SECONDS, self.output)
 
     def output(self) -> str:
         self.log.seek(0)

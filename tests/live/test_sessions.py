@@ -5,9 +5,7 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import Group, User
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -15,7 +13,7 @@ from cardroom.gaming_day import calendar
 from tables import consumers, presence
 from tables.models import DealerAssignment, Table, TableEvent
 
-from .conftest import make_table, run, socket
+from .conftest import make_table, play, run, socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -54,16 +52,6 @@ def login(user) -> tuple[Client, str]:
     client.force_login(user)
     return client, client.cookies["sessionid"].value
 
-
-def play(scenario):
-    async def wrapped():
-        try:
-            await scenario()
-        finally:
-            await get_channel_layer().flush()
-            await sync_to_async(lambda: connection.close())()
-
-    asyncio.run(wrapped())
 
 
 async def opened(path, cookie):

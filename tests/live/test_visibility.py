@@ -5,15 +5,12 @@ The cards each audience may not see are worked out here from the engine's own st
 searched for in every message and page, whatever field they might hide in.
 """
 
-import asyncio
 import json
 import random
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import Group, User
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -25,7 +22,7 @@ from tables.selectors import table_view
 from tables.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
 from tests.engine.helpers import decide, deal_sequence, new_game, open_round, seated_with_pd, wager
 
-from .conftest import make_table, receive_until, run, socket
+from .conftest import make_table, play, receive_until, run, socket
 
 TIMEOUT = 10
 
@@ -217,11 +214,4 @@ def test_no_message_or_page_carries_a_card_its_viewer_may_not_see_yet():
         for communicator in [*sockets.values(), floor]:
             await communicator.disconnect()
 
-    async def wrapped():
-        try:
-            await scenario()
-        finally:
-            await get_channel_layer().flush()
-            await sync_to_async(lambda: connection.close())()
-
-    asyncio.run(wrapped())
+    play(scenario)
