@@ -897,7 +897,7 @@ async def run_processes(ctx_base: dict, processes: int, args, results: list, kne
                           server_pids=ctx_base["server_pids"], deadline=ctx_base["deadline"], db=db)
             await scenario(ctx, processes, "warm-up", args.rate_list[0][1], record=False)
             idle[processes] = await idle_load(ctx)
-            print(f"idle with every socket open, CPU seconds per second: "
+            print("idle with every socket open, CPU seconds per second: "
                   + ", ".join(f"{k} {v:.3f}" for k, v in idle[processes].items()))
             estimate = args.seconds + 2 * args.baseline_seconds + args.settle + 5
 

@@ -315,9 +315,8 @@ class Cluster:
         return {"host": str(self.run_dir), "dbname": dbname, "user": user}
 
     def url(self, dbname: str = DB_NAME, user: str = OWNER) -> str:
-        if self.port:
-            return f"postgresql://{user}@127.0.0.1:{self.port}/{dbname}"
-        return f"postgresql://{user}@/{dbname}?host={self.run_dir}"
+        """The URL of a cluster on a loopback port (the tests export it as DATABASE_URL)."""
+        return f"postgresql://{user}@127.0.0.1:{self.port}/{dbname}"
 
     def create_database(self, dbname: str = DB_NAME) -> None:
         import psycopg  # a runtime dependency; imported late so this module stays light

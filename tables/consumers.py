@@ -237,7 +237,7 @@ class TableConsumer(_LoggedInConsumer):
         await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
         if self.is_tablet:
             await in_db_thread(presence.tablet_gone)(self.table_id, self.channel_name)
-            events.tablet_presence_changed(self.table_id)
+            events.floor_alert_changed(self.table_id)
 
     async def receive_json(self, content, **kwargs):
         kind = content.get("type")
@@ -270,7 +270,7 @@ class TableConsumer(_LoggedInConsumer):
 
     async def _tablet_seen(self):
         if await in_db_thread(presence.tablet_seen)(self.table_id, self.channel_name):
-            events.tablet_presence_changed(self.table_id)
+            events.floor_alert_changed(self.table_id)
 
     async def table_changed(self, message):
         # The group's message has every card; this socket sends what its viewer may see.

@@ -128,8 +128,6 @@ def floor_alert_changed(table_id: int) -> None:
     publisher.changed(table_id)
 
 
-tablet_presence_changed = floor_alert_changed
-
 
 def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
     """The event loop this process's consumers run on (Daphne's). The in-memory channel

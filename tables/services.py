@@ -7,7 +7,6 @@ after the transaction commits.
 """
 
 import json
-import logging
 import time
 from dataclasses import dataclass
 from random import Random
@@ -32,8 +31,6 @@ from .events import floor_row_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
 from .visibility import TABLET
-
-logger = logging.getLogger(__name__)
 
 MAX_COMMAND_ID_LENGTH = 100
 MAX_MESSAGE_LENGTH = 500
@@ -220,8 +217,8 @@ def command_execute(
         raise
     except Exception:
         # Not a refusal: the server failed (a bug, the database gone). Nothing was
-        # committed; the tablet keeps the tap and retries, and the floor is told.
-        logger.exception("a command at table %s failed on the server", table_id)
+        # committed; the tablet keeps the tap and retries, and the floor is told. The
+        # traceback is logged once, by whoever served the command (Django, Daphne).
         presence.command_failed(table_id)
         events.floor_alert_changed(table_id)
         raise

@@ -5,6 +5,8 @@ Redis server) and exports DATABASE_URL / REDIS_URL before these settings are imp
 unless the caller already points DATABASE_URL at a PostgreSQL server.
 """
 
+import os
+
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
