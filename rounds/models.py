@@ -45,7 +45,7 @@ class Round(models.Model):
 
 
 class Wager(models.Model):
-    KINDS = [(k, k) for k in ("ante", "blind", "trips", "play")]
+    KINDS = [(k, k) for k in ("ante", "blind", "trips", "play", "bad_beat", "pairs")]
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="wagers")
     seat = models.PositiveSmallIntegerField()

@@ -14,7 +14,8 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
-from collections_fees.models import CollectionEntry
+from collections_fees import jackpot
+from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
 from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableGame, play_amount
@@ -42,8 +43,18 @@ def server_snapshot(table: Table) -> dict:
         "name": table.name,
         "version": table.version,
         "game": table.state,
-        "view": table_view(table.state),
+        "view": table_view(table.state, fund=_fund_for_preview(table.state)),
     }
+
+
+def _fund_for_preview(state: dict):
+    """The progressive's meter as it stands, for the showdown's preview of its awards (an
+    unlocked read: the preview is redrawn after every command); None when not needed."""
+    progressive = ((state.get("config") or {}).get("side_bets") or {}).get("progressive")
+    if progressive is None or (state.get("round") or {}).get("phase") != "showdown":
+        return None
+    meter = JackpotMeter.objects.filter(name=progressive["meter"]["name"]).first()
+    return jackpot.fund_of(meter) if meter else None
 
 
 # --- the table as the dealer sees it ---------------------------------------------------
@@ -65,14 +76,15 @@ _DECISIONS = {street: _decision_templates(street) for street in STREETS}
 _ADVANCE = {**{reveal.street: command for command, reveal in REVEALS.items()}, "river": "showdown", "showdown": "settle"}
 
 
-def table_view(state: dict) -> dict:
-    """Display data for the tablet, the live view and the floor, from the engine state."""
+def table_view(state: dict, fund=None) -> dict:
+    """Display data for the tablet, the live view and the floor, from the engine state
+    (and, at a showdown with a progressive, its meter's `fund`)."""
     game = TableGame.from_dict(state)
     rot, rnd = game.rotation, game.round
     phase = game.phase
     seats = [_seat_view(game, n) for n in range(1, game.config.seats + 1)]
     pending = [s["seat"] for s in seats if s["owes"]]
-    preview, bank_left = _bank_now(game)
+    preview, bank_left = _bank_now(game, fund)
     return {
         "phase": phase,
         "seats": seats,
@@ -87,11 +99,11 @@ def table_view(state: dict) -> dict:
     }
 
 
-def _bank_now(game: TableGame) -> tuple[dict | None, int | None]:
+def _bank_now(game: TableGame, fund=None) -> tuple[dict | None, int | None]:
     """At showdown, the settlement its cards give; and the bank left: what that settlement
     leaves at showdown, else the bank the round opened with (None between rounds)."""
     rnd = game.round
-    preview = _settlement_preview(game) if game.phase == "showdown" else None
+    preview = _settlement_preview(game, fund) if game.phase == "showdown" else None
     return preview, (preview["balance"] if preview else rnd.bank) if rnd else None
 
 
@@ -188,7 +200,7 @@ def _picker(game: TableGame, pending: list[int]) -> dict | None:
     return None
 
 
-def _settlement_preview(game: TableGame) -> dict | None:
+def _settlement_preview(game: TableGame, fund=None) -> dict | None:
     """The settlement the engine would make now, asked of the engine itself: a showdown
     with the cards already recorded (applied to a copy; nothing is changed)."""
     rnd = game.round
@@ -196,8 +208,10 @@ def _settlement_preview(game: TableGame) -> dict | None:
     if not rnd.dealt:
         command["player_dealer"] = rnd.pd_hole
         command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
+    if fund is None and game.needs_fund(command):
+        return None  # no meter to preview the progressive on
     try:
-        _, result, _ = game.apply(command)
+        _, result, _ = game.apply(command, fund=fund)
     except CommandError:
         return None
     return result

@@ -1,0 +1,166 @@
+"""Side bets through the command service on PostgreSQL: worked example D by replay, the
+meter as a shared, locked object, its append-only hash-chained fund ledger, the
+supervisor's confirmation of a percentage award, and two tables on one meter at once."""
+
+import io
+import json
+import sys
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, connection, connections, transaction
+
+from cardroom.access import Actor
+from collections_fees.models import JackpotEntry, JackpotMeter
+from rounds.models import Wager
+from tables.integrity import verify_meter
+from tables.services import command_execute, table_create
+from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
+from tests.service.conftest import run, run_ok
+
+D_TABLE = {"name": "UTH-D", "seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}
+D_COMMANDS = [
+    *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)),
+    {"type": "offer_bank", "seat": 1},
+    {"type": "accept_bank", "seat": 1},
+    {"type": "open_round", "bank": 100000},
+    *D_WAGERS,
+    {"type": "no_more_bets"},
+    {"type": "play", "seat": 2, "multiple": 4},
+    {"type": "check", "seat": 3},
+    {"type": "flop", "cards": D_BOARD[:3]},
+    {"type": "check", "seat": 3},
+    {"type": "turn_river", "cards": D_BOARD[3:]},
+    {"type": "play", "seat": 3, "multiple": 1},
+    {"type": "showdown", "player_dealer": D_PD, "hands": {str(s): h for s, h in D_HOLES.items()}},
+    {"type": "settle"},
+]
+
+
+def replay(document, monkeypatch):
+    out = io.StringIO()
+    with monkeypatch.context() as patch:
+        patch.setattr(sys, "stdin", io.StringIO(json.dumps(document)))
+        call_command("replay", "-", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())["results"]
+
+
+@pytest.mark.django_db
+def test_replay_reproduces_example_d_whatever_a_meter_of_that_name_holds(monkeypatch):
+    # A live meter of the same name at other amounts: the replay starts at the file's.
+    table_create(name="live", config={"seats": 6, "side_bets": {"progressive": {
+        **PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 7, "reserve": 9}}}}, created_by="test")
+    results = replay({"table": D_TABLE, "commands": D_COMMANDS}, monkeypatch)
+    assert all(r["ok"] for r in results), results
+    nmb, settled = results[D_COMMANDS.index({"type": "no_more_bets"})], results[-1]
+    assert nmb["meter"] == {"name": "UTH-PROG-1", "meter": 1000160, "reserve": 600040}
+    assert settled["lines"] == D_LINES
+    assert (settled["pd_net"], settled["balance"]) == (-33100, 66900)
+    assert settled["progressive"][0]["award"] == 1000
+    assert settled["meter"] == {"name": "UTH-PROG-1", "meter": 999160, "reserve": 600040}
+    live = JackpotMeter.objects.get(name="UTH-PROG-1")
+    assert (live.meter, live.reserve) == (7, 9)  # rolled back: the live meter is untouched
+    assert verify_meter(live) == []
+
+
+@pytest.mark.django_db
+def test_the_fund_ledger_records_every_movement_apart_from_the_collection_log():
+    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    run_ok(table, *D_COMMANDS)
+    meter = JackpotMeter.objects.get(name="UTH-PROG-1")
+    assert (meter.meter, meter.reserve, meter.owed) == (999160, 600040, 0)
+    rows = list(meter.entries.values_list("seq", "kind", "seat", "amount", "meter_delta", "reserve_delta", "meter_after"))
+    assert rows == [
+        (1, "opening", None, 1600000, 1000000, 600000, 1000000),
+        (2, "contribution", 2, 100, 80, 20, 1000080),
+        (3, "contribution", 3, 100, 80, 20, 1000160),
+        (4, "award", 2, 1000, -1000, 0, 999160),
+    ]
+    assert verify_meter(meter) == []
+    # Bad Beat and Pairs are wagers the player-dealer banks; the progressive is not.
+    kinds = set(Wager.objects.filter(round__table=table).values_list("kind", flat=True))
+    assert {"bad_beat", "pairs"} <= kinds and "progressive" not in kinds
+    with pytest.raises(DatabaseError), transaction.atomic():
+        JackpotEntry.objects.filter(meter=meter, seq=4).update(amount=1)
+    with connection.cursor() as cursor:  # a forged amount on the meter row is reported
+        cursor.execute("UPDATE collections_fees_jackpotmeter SET meter = meter + 1 WHERE id = %s", [meter.pk])
+    meter.refresh_from_db()
+    assert "ledger adds up to 999160" in str(verify_meter(meter)[0])
+
+
+@pytest.mark.django_db
+def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_user_model):
+    table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    run_ok(
+        table,
+        *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 1000}, {"type": "wager", "seat": 2, "ante": 100, "progressive": True},
+        {"type": "no_more_bets"}, {"type": "check", "seat": 2}, {"type": "flop", "cards": ["Qs", "Js", "Ts"]},
+        {"type": "check", "seat": 2}, {"type": "turn_river", "cards": ["2c", "3d"]}, {"type": "play", "seat": 2, "multiple": 1},
+        {"type": "showdown", "player_dealer": ["4c", "5d"], "hands": {"2": ["As", "Ks"]}},
+    )
+    assert run(table, {"type": "settle"})[0]["error"]["code"] == "award_unconfirmed"
+    dealer = Actor(name="dealer", role="dealer", user_id=None)
+    confirm = {"type": "confirm_award", "seat": 2}
+    refused = command_execute(table_id=table.pk, command=confirm, actor=dealer).result
+    assert refused["error"]["code"] == "not_authorized"
+    supervisor = Actor(name="sup", role="supervisor", user_id=None)
+    confirmed = command_execute(table_id=table.pk, command=confirm, actor=supervisor).result
+    assert confirmed["ok"] and confirmed["award"]["approved_by"] == "sup"
+    settled = run_ok(table, {"type": "settle"})[0]
+    assert settled["progressive"][0]["hand"] == "royal_first_five" and settled["progressive"][0]["confirmed"]
+    assert settled["meter"]["meter"] == 500000  # reseeded from the reserve
+
+
+def _showdown_round(players):
+    return [
+        {"type": "open_round", "bank": 100000},
+        *({"type": "wager", "seat": s, "ante": 100, "progressive": True} for s in players),
+        {"type": "no_more_bets"},
+        *({"type": "check", "seat": s} for s in players), {"type": "flop", "cards": ["9h", "9d", "9c"]},
+        *({"type": "check", "seat": s} for s in players), {"type": "turn_river", "cards": ["Ks", "2d"]},
+        *({"type": "play", "seat": s, "multiple": 1} for s in players),
+        {"type": "showdown", "player_dealer": ["Kh", "Kd"], "hands": {"2": ["As", "Ad"], "3": ["Qc", "Jc"]}},
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_tables_on_one_meter_settling_at_once_lose_no_update():
+    config = {"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}
+    tables = [table_create(name=f"L{i}", config=config, created_by="test") for i in (1, 2)]
+    for table in tables:
+        run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)),
+               {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *_showdown_round([2, 3]))
+    # Both tables' contributions are in: 4 x 80 on the meter, 4 x 20 in the reserve.
+    meter = JackpotMeter.objects.get(name="UTH-PROG-1")
+    assert (meter.meter, meter.reserve) == (1000320, 600080)
+
+    results = [None, None]
+    start = threading.Barrier(3)
+
+    def settle(i):
+        try:
+            start.wait()
+            results[i] = command_execute(table_id=tables[i].pk, command={"type": "settle"}, actor=f"tablet-{i}").result
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=settle, args=(i,)) for i in (0, 1)]
+    with transaction.atomic():
+        JackpotMeter.objects.select_for_update().get(pk=meter.pk)  # both reach the meter lock
+        for t in threads:
+            t.start()
+        start.wait()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_sleep(0.3)")
+    for t in threads:
+        t.join(timeout=30)
+    assert all(r["ok"] for r in results), results
+    meter.refresh_from_db()
+    # Each table's seat 2 (full house, 10 for 1 on 100) was paid 1000: both awards count.
+    assert (meter.meter, meter.reserve) == (1000320 - 2000, 600080)
+    assert sorted(r["meter"]["meter"] for r in results) == [1000320 - 2000, 1000320 - 1000]
+    assert list(meter.entries.values_list("seq", flat=True)) == list(range(1, 8))
+    assert verify_meter(meter) == []
