@@ -104,6 +104,8 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
         bank=rec.bank,
+        # The side bets it plays under, as the configuration version does not keep them.
+        side_bets=ledger.table.state["config"].get("side_bets"),
         opened_at=ledger.stamp.now,
         gaming_day=ledger.stamp.gaming_day,
     )

@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection, connections, transaction
 
 from cardroom.access import Actor
 from collections_fees.models import JackpotEntry, JackpotMeter
+from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Wager
 from tables.integrity import verify_meter
 from tables.services import command_execute, table_create
@@ -81,6 +82,10 @@ def test_the_fund_ledger_records_every_movement_apart_from_the_collection_log():
     # Bad Beat and Pairs are wagers the player-dealer banks; the progressive is not.
     kinds = set(Wager.objects.filter(round__table=table).values_list("kind", flat=True))
     assert {"bad_beat", "pairs"} <= kinds and "progressive" not in kinds
+    # verify_rounds re-settles the stored round, side bets included, and finds it the same.
+    (stored,) = rounds_to_verify().filter(table=table)
+    assert stored.side_bets["bad_beat"]["paytable"] == "BBB-01"
+    assert round_verify(stored) == []
     with pytest.raises(DatabaseError), transaction.atomic():
         JackpotEntry.objects.filter(meter=meter, seq=4).update(amount=1)
     with connection.cursor() as cursor:  # a forged amount on the meter row is reported
