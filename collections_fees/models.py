@@ -140,7 +140,7 @@ class ExportManifest(models.Model):
     (docs/compliance-exports.md).
     """
 
-    KINDS = [(k, k) for k in ("collections", "rotation", "rounds", "daily_summary")]
+    KINDS = [(k, k) for k in ("collections", "rotation", "rounds", "daily_summary", "jackpot")]
     SOURCES = [("http", "http"), ("cli", "cli")]
 
     id = models.UUIDField(primary_key=True)

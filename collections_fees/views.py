@@ -25,7 +25,7 @@ from tables.models import Table
 
 from . import selectors, services
 from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
-from .forms import CollectionFilterForm, DropCountForm, filter_query_string
+from .forms import CollectionFilterForm, DropCountForm, JackpotFilterForm, filter_query_string
 from .models import ExportManifest
 
 PAGE_SIZE = 100
@@ -157,6 +157,7 @@ def csv_export_view(kind: str, form_class, query_of):
 
 
 collection_export_csv = csv_export_view("collections", CollectionFilterForm, selectors.collection_lines_query)
+jackpot_export_csv = csv_export_view("jackpot", JackpotFilterForm, selectors.jackpot_lines_query)
 
 
 @require_GET

@@ -64,6 +64,11 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('meter', 'seq'), name='jackpot_seq_unique')],
             },
         ),
+        migrations.AlterField(
+            model_name='exportmanifest',
+            name='kind',
+            field=models.CharField(choices=[('collections', 'collections'), ('rotation', 'rotation'), ('rounds', 'rounds'), ('daily_summary', 'daily_summary'), ('jackpot', 'jackpot')], max_length=16),
+        ),
         # The fund's ledger is append-only; the meter row is not (it holds the amounts).
         migrations.RunPython(*refuse_changes("collections_fees_jackpotentry")),
     ]

@@ -169,3 +169,36 @@ def test_two_tables_on_one_meter_settling_at_once_lose_no_update():
     assert sorted(r["meter"]["meter"] for r in results) == [1000320 - 2000, 1000320 - 1000]
     assert list(meter.entries.values_list("seq", flat=True)) == list(range(1, 8))
     assert verify_meter(meter) == []
+
+
+@pytest.mark.django_db(transaction=True)  # the export reads over its own connection: committed rows
+def test_the_jackpot_ledger_exports_as_csv_with_its_manifest(tmp_path):
+    import csv
+    import hashlib
+
+    from cardroom.gaming_day import calendar
+    from django.utils import timezone
+
+    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    run_ok(table, *D_COMMANDS)
+    day = str(calendar().gaming_day(timezone.now()))
+    out = tmp_path / "jackpot.csv"
+    call_command("export_collections", "--log", "jackpot", "--from", day, "--to", day, "--out", str(out),
+                 "--by", "olga", "--no-progress", stdout=io.StringIO())
+    data = out.read_bytes()
+    rows = list(csv.DictReader(io.StringIO(data.decode())))
+    assert [(r["line"], r["seat"], r["amount_cents"], r["meter_after_cents"]) for r in rows] == [
+        ("opening", "", "1600000", "1000000"),
+        ("contribution", "2", "100", "1000080"),
+        ("contribution", "3", "100", "1000160"),
+        ("award", "2", "1000", "999160"),
+    ]
+    assert rows[-1]["hand"] == "full_house" and rows[-1]["table_name"] == "D" and rows[-1]["round_number"] == "1"
+    manifest = json.loads((tmp_path / "jackpot.csv.manifest.json").read_text())
+    assert manifest["kind"] == "jackpot" and manifest["rows"] == 4
+    assert manifest["file"]["sha256"] == hashlib.sha256(data).hexdigest()
+    # Kept apart from the collection log: no fee line mentions the progressive.
+    collections = tmp_path / "collections.csv"
+    call_command("export_collections", "--from", day, "--to", day, "--out", str(collections), "--no-progress",
+                 stdout=io.StringIO())
+    assert len(collections.read_text().splitlines()) == 1  # the header: this table charges no fee
