@@ -11,9 +11,9 @@ from cardroom.access import DRIVERS, EVERY_ROLE, READERS, Actor, api_for, can_dr
 
 from . import presence
 from .models import Table
-from .selectors import floor_rows, table_snapshot
+from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
-from .ui_text import ERROR_TEXT
+from .ui_text import ERROR_TEXT, POSTED_TEXT
 from .visibility import LIVE, TABLET, audience_of
 
 
@@ -52,6 +52,10 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "table": table.pk,
                 "snapshot": table_snapshot(table, audience),
                 "errors": ERROR_TEXT,
+                # As posted when the page was opened: an open table's configuration
+                # changes only with a second supervisor's approval, between rounds.
+                "posted": posted_rules(table.state["config"]),
+                "posted_text": POSTED_TEXT,
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
             },
