@@ -4,7 +4,7 @@ the audit trail. Changes go through tables.approvals / tables.services."""
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -224,3 +224,12 @@ def table_config(request, table_id: int):
         return JsonResponse({"ok": True, "config_version": version.version})
 
     return _json_call(request, configure, status=400, statuses={"wrong_state": 409, "approval_required": 409})
+
+
+def server_error(request):
+    """The 500 page with the site's navigation; without it when even that fails (the
+    database gone: the navigation asks for the person's role)."""
+    try:
+        return render(request, "500.html", status=500)
+    except Exception:
+        return HttpResponse("<h1>Server error</h1><p>The server failed. Try again in a moment.</p>", status=500)
