@@ -18,6 +18,7 @@ from collections_fees import jackpot
 from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
+from rounds.engine.sidebets import is_percentage
 from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
 from rounds.models import Round
 
@@ -89,7 +90,7 @@ def table_view(state: dict, fund=None) -> dict:
         "phase": phase,
         "seats": seats,
         "pending": pending,
-        "next": _next_step(game, pending),
+        "next": _awards_to_confirm(game, preview) or _next_step(game, pending),
         "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
         "consecutive_banks": rot.pd_streak,
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
@@ -195,6 +196,30 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
     return {"step": advance, "commands": [{"type": advance}]}
 
 
+def _awards_to_confirm(game: TableGame, preview: dict | None) -> dict | None:
+    """At showdown, the percentage progressive awards a supervisor must confirm before
+    the round settles (game-rules 10.3): the step that comes before `settle`."""
+    awards = unconfirmed_awards(game, preview)
+    if not awards:
+        return None
+    return {
+        "step": "confirm_award",
+        "awards": awards,
+        "commands": [{"type": "confirm_award", "seat": a["seat"]} for a in awards],
+    }
+
+
+def unconfirmed_awards(game: TableGame, preview: dict | None) -> list[dict]:
+    """The preview's percentage awards not yet confirmed (the engine says which are)."""
+    progressive = game.config.side_bets.progressive
+    if progressive is None or not preview:
+        return []
+    return [
+        a for a in preview.get("progressive", [])
+        if not a["confirmed"] and is_percentage(progressive, a["hand"])
+    ]
+
+
 def _picker(game: TableGame, pending: list[int]) -> dict | None:
     """What the card picker must collect for the next reveal (none when dealt)."""
     rnd = game.round
@@ -254,6 +279,8 @@ def posted_rules(config: dict) -> dict:
         ),
         "max_consecutive_banks": engine_config.max_consecutive_banks,
         "ante_presets": presets,
+        # The side bets offered, their pay tables and limits (game-rules 10), or None.
+        "side_bets": engine_config.side_bets.to_config(),
     }
 
 
@@ -335,10 +362,38 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
+    meter_names = {_meter_name(t.state) for t in tables} - {None}
+    meters = {m.name: m for m in JackpotMeter.objects.filter(name__in=meter_names)} if meter_names else {}
     return [
-        _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []))
+        _floor_row(
+            t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
+            meters.get(_meter_name(t.state)),
+        )
         for t in tables
     ]
+
+
+def _meter_name(state: dict) -> str | None:
+    """The progressive meter a table's configuration names, if any."""
+    progressive = ((state.get("config") or {}).get("side_bets") or {}).get("progressive")
+    return progressive["meter"]["name"] if progressive else None
+
+
+def _meter_alerts(game: TableGame, meter, preview: dict | None) -> list[dict]:
+    """A percentage award waiting for a supervisor, a meter below its seed (a reseed the
+    reserve could not cover), and awards the fund could not pay (game-rules 10.3)."""
+    alerts = []
+    for award in unconfirmed_awards(game, preview):
+        alerts.append({"kind": "award_unconfirmed", "seat": award["seat"],
+                       "text": f"Progressive award at seat {award['seat']} waits for a supervisor's confirmation"})
+    if meter is None:
+        return alerts
+    seed = game.config.side_bets.progressive.seed
+    if meter.meter < seed:
+        alerts.append({"kind": "meter_below_seed", "text": f"Meter {meter.name} below its seed ({meter.meter} < {seed} cents)"})
+    if meter.owed:
+        alerts.append({"kind": "award_owed", "text": f"Meter {meter.name}: {meter.owed} cents of awards owed to players"})
+    return alerts
 
 
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
@@ -355,12 +410,13 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     return alerts
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=()) -> dict:
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
     rot, rnd = game.rotation, game.round
-    _, bank_left = _bank_now(game)
+    fund = jackpot.fund_of(meter) if meter is not None and game.phase == "showdown" else None
+    preview, bank_left = _bank_now(game, fund)
     is_open = table.is_open
     alerts = []
     if table.last_round_status == "settled" and table.last_round_exhausted:
@@ -379,6 +435,8 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
             {"kind": "commands_failing", "text": f"Tablet commands failing: {failing['count']} server error(s), tablet retrying"}
         )
     alerts += _approval_alerts(list(approvals), rnd)
+    if game.config.side_bets.progressive is not None:
+        alerts += _meter_alerts(game, meter, preview)
     last_at = table.last_event_at
     if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
         alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})
@@ -404,4 +462,5 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "last_event_at": last_at.isoformat() if last_at else None,
         "tablets": tablets,
         "alerts": alerts,
+        "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
     }

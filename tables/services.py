@@ -23,6 +23,7 @@ from cardroom.audit import audit_record
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
+from rounds.engine.records import JackpotMoved
 from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
 from rounds.models import Round
@@ -296,6 +297,10 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
             detail={"seq": event.seq, "command": command},
         )
         publish_on_commit(table=table, command_type=event.command_type, result=result)
+        if meter is not None and any(isinstance(r, JackpotMoved) for r in records):
+            # The floor shows the meter on every table linked to it: their rows follow.
+            for linked in Table.objects.filter(state__config__side_bets__progressive__meter__name=meter.name).exclude(pk=table.pk).values_list("pk", flat=True):
+                floor_row_changed_on_commit(linked)
         return CommandOutcome(result, table.version)
 
 

@@ -16,6 +16,7 @@ from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Wager
 from tables.integrity import verify_meter
+from tables.selectors import floor_rows, posted_rules, server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok
@@ -107,6 +108,13 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
         {"type": "showdown", "player_dealer": ["4c", "5d"], "hands": {"2": ["As", "Ks"]}},
     )
     assert run(table, {"type": "settle"})[0]["error"]["code"] == "award_unconfirmed"
+    # The tablet's next step and the floor both say a supervisor must confirm it.
+    table.refresh_from_db()
+    step = server_snapshot(table)["view"]["next"]
+    assert step["step"] == "confirm_award" and [a["seat"] for a in step["awards"]] == [2]
+    (row,) = floor_rows([table.pk])
+    assert [a["seat"] for a in row["alerts"] if a["kind"] == "award_unconfirmed"] == [2]
+    assert row["meter"] == {"name": "UTH-PROG-1", "meter": 1000080, "reserve": 600020}
     dealer = Actor(name="dealer", role="dealer", user_id=None)
     confirm = {"type": "confirm_award", "seat": 2}
     refused = command_execute(table_id=table.pk, command=confirm, actor=dealer).result
@@ -117,6 +125,30 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
     settled = run_ok(table, {"type": "settle"})[0]
     assert settled["progressive"][0]["hand"] == "royal_first_five" and settled["progressive"][0]["confirmed"]
     assert settled["meter"]["meter"] == 500000  # reseeded from the reserve
+    table.refresh_from_db()
+    assert server_snapshot(table)["view"]["next"]["step"] != "confirm_award"
+    assert not [a for a in floor_rows([table.pk])[0]["alerts"] if a["kind"] == "award_unconfirmed"]
+
+
+@pytest.mark.django_db
+def test_the_floor_alerts_on_a_meter_below_its_seed_and_on_owed_awards():
+    small = {**PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 500, "reserve": 200}}
+    table = table_create(name="S", config={"seats": 6, "side_bets": {"progressive": small}}, created_by="test")
+    run_ok(
+        table,
+        *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 1000}, {"type": "wager", "seat": 2, "ante": 100, "progressive": True},
+        {"type": "no_more_bets"}, {"type": "check", "seat": 2}, {"type": "flop", "cards": ["9c", "9d", "4h"]},
+        {"type": "check", "seat": 2}, {"type": "turn_river", "cards": ["7s", "Jd"]}, {"type": "play", "seat": 2, "multiple": 1},
+        {"type": "showdown", "player_dealer": ["Kh", "Kd"], "hands": {"2": ["9s", "9h"]}},
+        {"type": "settle"},
+    )
+    (row,) = floor_rows([table.pk])
+    kinds = {a["kind"] for a in row["alerts"]}
+    assert {"meter_below_seed", "award_owed"} <= kinds
+    assert JackpotMeter.objects.get(name="UTH-PROG-1").owed == 10000 - 800
+    assert posted_rules(table.state["config"])["side_bets"]["progressive"]["wager"] == 100
 
 
 def _showdown_round(players):
