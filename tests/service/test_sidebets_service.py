@@ -234,3 +234,29 @@ def test_the_jackpot_ledger_exports_as_csv_with_its_manifest(tmp_path):
     call_command("export_collections", "--from", day, "--to", day, "--out", str(collections), "--no-progress",
                  stdout=io.StringIO())
     assert len(collections.read_text().splitlines()) == 1  # the header: this table charges no fee
+
+
+@pytest.mark.django_db
+def test_supervisors_configure_side_bets_through_the_approved_configuration_change(django_user_model):
+    from django.contrib.auth.models import Group
+
+    from tables.approvals import approval_decide, approval_request
+
+    def supervisor(name):
+        user = django_user_model.objects.create_user(name, password="pw")
+        user.groups.add(Group.objects.get_or_create(name="supervisor")[0])
+        return Actor.of(user)
+
+    table = table_create(name="C", config={"seats": 6}, created_by="test")
+    Table = type(table)
+    Table.objects.filter(pk=table.pk).update(is_open=True)
+    asker, approver = supervisor("sam"), supervisor("sue")
+    approval = approval_request(actor=asker, table_id=table.pk, kind="config",
+                                payload={"reason": "add side bets", "config": {"side_bets": SIDE_BETS}})
+    assert not JackpotMeter.objects.exists()  # nothing changes until a second person approves
+    approval_decide(approval_id=approval.pk, decider=approver, approve=True, via="device")
+    table.refresh_from_db()
+    assert table.state["config"]["side_bets"]["pairs"] == {"paytable": "UPB-1", "min": 100, "max": 2500}
+    meter = JackpotMeter.objects.get(name="UTH-PROG-1")
+    assert (meter.meter, meter.reserve) == (1000000, 600000)
+    assert run(table, {"type": "sit", "seat": 1, "player": "P-1"})[0]["ok"]
