@@ -18,7 +18,7 @@ from collections_fees import jackpot
 from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
-from rounds.engine.sidebets import is_percentage
+from rounds.engine.sidebets import awaiting_confirmation
 from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
 from rounds.models import Round
 
@@ -217,10 +217,7 @@ def unconfirmed_awards(game: TableGame, preview: dict | None) -> list[dict]:
     progressive = game.config.side_bets.progressive
     if progressive is None or not preview:
         return []
-    return [
-        a for a in preview.get("progressive", [])
-        if not a["confirmed"] and is_percentage(progressive, a["hand"])
-    ]
+    return awaiting_confirmation(progressive, preview.get("progressive", []))
 
 
 def _picker(game: TableGame, pending: list[int]) -> dict | None:

@@ -327,6 +327,12 @@ def is_percentage(progressive: Progressive, hand: str) -> bool:
     return PROGRESSIVE_TABLES[progressive.paytable][hand][0] == "percent"
 
 
+def awaiting_confirmation(progressive: Progressive, awards: list[dict]) -> list[dict]:
+    """The awards (the settlement's `progressive`) a supervisor must still confirm before
+    the round settles: the percentage ones (10.3); fixed awards need none."""
+    return [a for a in awards if not a["confirmed"] and is_percentage(progressive, a["hand"])]
+
+
 def pay_awards(fund: Fund, progressive: Progressive, awards: list[Award], confirmed: set[int]) -> tuple[list[FundLine], Fund]:
     """Pay the round's awards in order from the meter (10.3). A percentage award is computed
     on the meter as it stands; a fixed award larger than the meter takes the rest from the

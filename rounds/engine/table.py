@@ -762,9 +762,8 @@ def _progressive_awards(step: _Step, rnd: RoundState) -> tuple[list[FundLine], F
 
 def _confirm_award(step: _Step) -> dict:
     """A supervisor confirms a percentage progressive award before the round settles."""
-    step.seat()
+    seat = step.seat()
     rnd = step.round("showdown")
-    seat = step.command["seat"]
     approved_by = step.command.get("approved_by")
     if not isinstance(approved_by, str) or not approved_by.strip():
         raise CommandError("approval_required", "a percentage award is confirmed by a supervisor (approved_by)")
@@ -826,9 +825,12 @@ def _settle(step: _Step) -> dict:
     settlement = _settlement(game, rnd)
     refunds = fee_refunds(rnd.fees, settlement)
     awards, after = _progressive_awards(step, rnd)
-    unconfirmed = [l.seat for l in awards if l.kind == "award" and sidebets.is_percentage(game.config.side_bets.progressive, l.hand) and not l.confirmed]
-    if unconfirmed:
-        raise CommandError("award_unconfirmed", f"the progressive award at seat {unconfirmed[0]} needs a supervisor's confirmation")
+    if awards:
+        waiting = sidebets.awaiting_confirmation(game.config.side_bets.progressive, sidebets.award_dicts(awards))
+        if waiting:
+            raise CommandError(
+                "award_unconfirmed", f"the progressive award at seat {waiting[0]['seat']} needs a supervisor's confirmation"
+            )
     holes = [("player_dealer", i, c) for i, c in enumerate(rnd.pd_hole)]
     holes += [(str(s.seat), i, c) for s in _by_seat(rnd) if s.hole for i, c in enumerate(s.hole)]
     if not rnd.dealt:
