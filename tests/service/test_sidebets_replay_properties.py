@@ -3,19 +3,16 @@ and Pairs pay table, any meter share, seed and starting amounts) and random roun
 bets, folds, voids, now and then a royal flush in the first five cards) give, command for
 command, the results the pure rules engine gives (game-rules section 10)."""
 
-import io
-import json
 import random
-import sys
 
 import pytest
-from django.core.management import call_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rounds.engine.cards import DECK
 from rounds.engine.sidebets import PAIRS_TABLES
 from tests.engine.helpers import drive, new_game
+from tests.service.test_replay import replay
 
 ROYAL = ["As", "Ks", "Qs", "Js", "Ts"]
 
@@ -69,14 +66,6 @@ def sessions(draw):
     return table, commands
 
 
-def replay(document, monkeypatch):
-    out = io.StringIO()
-    with monkeypatch.context() as patch:
-        patch.setattr(sys, "stdin", io.StringIO(json.dumps(document)))
-        call_command("replay", "-", stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())["results"]
-
-
 @pytest.mark.django_db
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(sessions())
@@ -86,4 +75,4 @@ def test_replay_gives_the_engines_results_on_unseen_side_bet_sessions(monkeypatc
     # Every round that was not voided settled (a session that stalls would prove little).
     rounds = sum(c["type"] == "open_round" for c in commands) - sum(c["type"] == "void_round" for c in commands)
     assert sum(1 for r in expected if r["ok"] and "player_dealer_next" in r) == rounds
-    assert replay({"table": {"name": "S", **table}, "commands": commands}, monkeypatch) == expected
+    assert replay({"table": {"name": "S", **table}, "commands": commands}, monkeypatch)["results"] == expected

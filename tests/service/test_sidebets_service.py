@@ -4,7 +4,6 @@ supervisor's confirmation of a percentage award, and two tables on one meter at 
 
 import io
 import json
-import sys
 import threading
 
 import pytest
@@ -20,6 +19,7 @@ from tables.selectors import floor_rows, posted_rules, server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok
+from tests.service.test_replay import replay
 
 D_TABLE = {"name": "UTH-D", "seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}
 D_COMMANDS = [
@@ -40,20 +40,12 @@ D_COMMANDS = [
 ]
 
 
-def replay(document, monkeypatch):
-    out = io.StringIO()
-    with monkeypatch.context() as patch:
-        patch.setattr(sys, "stdin", io.StringIO(json.dumps(document)))
-        call_command("replay", "-", stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())["results"]
-
-
 @pytest.mark.django_db
 def test_replay_reproduces_example_d_whatever_a_meter_of_that_name_holds(monkeypatch):
     # A live meter of the same name at other amounts: the replay starts at the file's.
     table_create(name="live", config={"seats": 6, "side_bets": {"progressive": {
         **PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 7, "reserve": 9}}}}, created_by="test")
-    results = replay({"table": D_TABLE, "commands": D_COMMANDS}, monkeypatch)
+    results = replay({"table": D_TABLE, "commands": D_COMMANDS}, monkeypatch)["results"]
     assert all(r["ok"] for r in results), results
     nmb, settled = results[D_COMMANDS.index({"type": "no_more_bets"})], results[-1]
     assert nmb["meter"] == {"name": "UTH-PROG-1", "meter": 1000160, "reserve": 600040}
