@@ -14,7 +14,7 @@ from django.utils import timezone
 from cardroom import hashchain
 from rounds.engine.sidebets import Fund, FundLine, Progressive
 
-from .models import JackpotEntry, JackpotMeter
+from .models import JackpotCheckpoint, JackpotEntry, JackpotMeter
 
 
 def meter_ensure(progressive: Progressive | None, *, stamp, restart: bool = False) -> JackpotMeter | None:
@@ -66,3 +66,18 @@ def entries_append(meter: JackpotMeter, lines: list[FundLine], *, stamp, table=N
         entries.append(entry)
     JackpotEntry.objects.bulk_create(entries)
     meter.save(update_fields=["meter", "reserve", "owed", "entry_seq", "entry_head"])
+
+
+def checkpoints_write(*, gaming_day) -> list[JackpotCheckpoint]:
+    """Sign where every meter's fund chain stands now (`verify_logs --checkpoint`)."""
+    key_id, now = hashchain.current_key_id(), timezone.now()
+    written = []
+    for meter in JackpotMeter.objects.filter(entry_seq__gt=0).order_by("pk"):
+        checkpoint = JackpotCheckpoint(
+            meter=meter, gaming_day=gaming_day, last_seq=meter.entry_seq, head=meter.entry_head,
+            rows=meter.entries.filter(gaming_day=gaming_day, seq__lte=meter.entry_seq).count(),
+            key_id=key_id, created_at=now,
+        )
+        checkpoint.signature = hashchain.sign(checkpoint.signed_content(), key_id)
+        written.append(checkpoint)
+    return JackpotCheckpoint.objects.bulk_create(written)

@@ -51,10 +51,21 @@ def verify_table(table: Table) -> list[BrokenLink]:
 def verify_meter(meter: JackpotMeter) -> list[BrokenLink]:
     """The first broken link of a progressive meter's fund ledger, and whether the meter's
     amounts are what its rows add up to (empty: everything verifies)."""
+    broken, signed = [], []
+    for checkpoint in meter.checkpoints.order_by("last_seq", "id"):
+        if hashchain.signature_valid(checkpoint.signed_content(), checkpoint.key_id, checkpoint.signature):
+            signed.append(checkpoint)
+        else:
+            broken.append(BrokenLink(
+                meter.pk, "jackpot", checkpoint.last_seq,
+                f"checkpoint {checkpoint.pk} does not carry a valid signature of key {checkpoint.key_id!r}: forged or altered, not used",
+            ))
     rows = meter.entries.order_by("seq").iterator(chunk_size=5000)
-    problem = _first_break(meter.pk, "jackpot", rows, meter.entry_seq, meter.entry_head, [])
+    problem = _first_break(meter.pk, "jackpot", rows, meter.entry_seq, meter.entry_head, signed)
     if problem is not None:
-        return [problem]
+        return broken + [problem]
+    if broken:
+        return broken
     last = meter.entries.order_by("-seq").first()
     held = (last.meter_after, last.reserve_after) if last else (0, 0)
     if held != (meter.meter, meter.reserve):

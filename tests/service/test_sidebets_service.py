@@ -252,3 +252,28 @@ def test_supervisors_configure_side_bets_through_the_approved_configuration_chan
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
     assert (meter.meter, meter.reserve) == (1000000, 600000)
     assert run(table, {"type": "sit", "seat": 1, "player": "P-1"})[0]["ok"]
+
+
+@pytest.mark.django_db
+def test_a_signed_checkpoint_catches_a_meter_chain_rewound_on_the_meter_row():
+    """Whoever can update the meter row could drop the chain's last rows and rewind its
+    head; a checkpoint signed with the ledger key (verify_logs --checkpoint) catches it."""
+    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    run_ok(table, *D_COMMANDS)
+    out = io.StringIO()
+    call_command("verify_logs", "--checkpoint", stdout=out)
+    assert "1 jackpot meters checked, 0 broken chains" in out.getvalue()
+    meter = JackpotMeter.objects.get(name="UTH-PROG-1")
+    third = meter.entries.get(seq=3)
+    with connection.cursor() as cursor:  # rewind the head to seq 3 and hide seq 4 behind it
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(
+            "UPDATE collections_fees_jackpotmeter SET entry_seq = 3, entry_head = %s, meter = %s, reserve = %s WHERE id = %s",
+            [third.row_hash, third.meter_after, third.reserve_after, meter.pk],
+        )
+        cursor.execute("ALTER TABLE collections_fees_jackpotentry DISABLE TRIGGER USER")
+        cursor.execute("DELETE FROM collections_fees_jackpotentry WHERE meter_id = %s AND seq = 4", [meter.pk])
+        cursor.execute("ALTER TABLE collections_fees_jackpotentry ENABLE TRIGGER USER")
+    meter.refresh_from_db()
+    (problem,) = verify_meter(meter)
+    assert "rows after seq 3 were removed" in str(problem)

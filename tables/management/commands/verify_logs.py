@@ -19,6 +19,10 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from tables import checkpoints as anchors
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from collections_fees import jackpot
 from collections_fees.models import JackpotMeter
 from tables.integrity import verify_meter, verify_table
 from tables.models import Table
@@ -41,6 +45,8 @@ class Command(BaseCommand):
             tables = tables.filter(pk=table)
         if checkpoint:
             written = anchors.on_demand(tables)
+            if table is None:  # and every progressive meter's fund chain
+                written += jackpot.checkpoints_write(gaming_day=calendar().gaming_day(timezone.now()))
             self.stdout.write(f"{len(written)} checkpoints signed")
         broken, checked = [], 0
         for t in tables.iterator():
