@@ -9,6 +9,8 @@ ERROR_CODES = frozenset(
     missing_cards card_mismatch rotation_limit not_offered offer_pending approval_required
     not_authorized stale_version
     """.split()
+    # With the rotation policy (game-rules 2A): TPPP seating and banking, the window rule.
+    + ["tppp_limit", "badge_expired", "tppp_one_round", "game_ended"]
     # The service's, not the rules': a person sending refused commands too fast.
     + ["rate_limited"]
 )
