@@ -250,6 +250,16 @@ class TableGame:
     def policy(self) -> RotationPolicy | None:
         return self.config.rotation_policy
 
+    def window_deadline(self):
+        """Under the policy, the moment from which a round banked by the current (else
+        the last) player-dealer would end the game, unless another player banks first
+        (game-rules 2A.4, the floor's warning); None when the rule cannot end it."""
+        if self.policy is None:
+            return None
+        banker = self.rotation.pd_player or self.clock.last_banker
+        counted = _banker(self, banker) if banker is not None else None
+        return self.clock.deadline(self.policy, counted)
+
     def _copy(self) -> "TableGame":
         """A deep copy of the state that shares the configuration: it is frozen and no
         command changes it, so copying it on every command is wasted work."""
