@@ -279,6 +279,7 @@ class TableGame:
         if unknown:
             # A misspelled field must not fall back to a default (commands.md).
             raise CommandError("invalid_command", f"{kind} does not take {sorted(unknown)}")
+        command_time(command)  # a malformed `at` is refused whether or not this command needs it
         game = self._copy()
         step = _Step(game, command, rng or random.SystemRandom())
         result = handler(step)
