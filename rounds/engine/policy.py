@@ -84,8 +84,11 @@ def command_time(command: dict) -> datetime | None:
     """The command's `at` as an aware datetime (its date in its own offset is the
     command's date in the cardroom's zone: the service stamps local time), or None."""
     value = command.get("at")
-    if value is None:
-        return None
+    return None if value is None else parse_time(value)
+
+
+def parse_time(value) -> datetime:
+    """An ISO 8601 time with its offset (`2026-05-01T20:00:00Z`), else invalid_command."""
     try:
         at = datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone as django_timezone
 
 from rounds.engine.errors import CommandError
+from rounds.engine.policy import parse_time
 from tables.services import command_execute, table_create
 
 REPLAY_ACTOR = "replay"
@@ -114,10 +115,7 @@ class _ReplayClock:
 
 
 def _utc_time(value) -> datetime:
-    try:
-        at = datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        at = None
-    if at is None or at.utcoffset() is None or at.utcoffset().total_seconds() != 0:
+    at = parse_time(value)
+    if at.utcoffset():
         raise CommandError("invalid_command", "'at' must be an ISO 8601 UTC time, e.g. 2026-05-01T20:00:00Z")
     return at.astimezone(timezone.utc)
