@@ -13,7 +13,7 @@ from tables.services import command_execute
 from tests.engine.helpers import quick_round
 
 from .conftest import make_table
-from .test_browser import browsers, daphne, expect, log_in  # noqa: F401 (fixtures)
+from .test_browser import ARTIFACTS, browsers, daphne, expect, log_in  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -54,6 +54,9 @@ def test_the_offer_step_notice_badge_and_the_floors_window(daphne, policy_table,
     expect(tablet.locator(".seat[data-seat='4'] .badge.tppp")).to_have_text("TPPP B-77")
     expect(tablet.locator(".offer-walk li")).to_have_count(3)  # Bob, Tess, Ann (the player-dealer) last
     expect(tablet.locator(".offer-walk li").last).to_contain_text("Seat 1 (Ann)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    tablet.screenshot(path=str(ARTIFACTS / "policy-tablet-offer.png"))
+    floor.screenshot(path=str(ARTIFACTS / "policy-floor-window.png"))
     before = RotationLogEntry.objects.filter(table=policy_table, action="decline").count()
     tablet.click("button.everyone-declines")
     expect(tablet.locator("#next")).to_contain_text("every seat declined")
