@@ -20,6 +20,7 @@ class Round(models.Model):
     )
     pd_seat = models.PositiveSmallIntegerField()
     pd_player = models.CharField(max_length=64)
+    pd_badge = models.CharField(max_length=32, blank=True, default="", help_text="the banker's TPPP badge, if a TPPP banked")
     bank = models.PositiveBigIntegerField()
     deck = models.CharField(max_length=1, blank=True)
     status = models.CharField(max_length=12, choices=STATUSES, default="in_progress")

@@ -195,6 +195,10 @@ ROTATION_EXPORT_COLUMNS = (
     ("round_status", "b.round_status"),
     ("event_seq", "b.event_seq"),
     ("dealer", "b.dealer"),
+    ("tppp_badge", "b.badge"),
+    ("reason", "b.reason"),
+    ("config_version", "b.config_version"),
+    ("rotation_policy", "b.rotation_policy"),
 )
 
 
@@ -207,7 +211,10 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     the rules engine counted it when the round settled (Round.pd_consecutive; voided
     rounds are in no run: they do not count for rotation, and their status says why);
     `bank_limit` is the table's limit in the configuration version the round was played
-    under. The log shows the count the engine enforced rather than working it out again."""
+    under. The log shows the count the engine enforced rather than working it out again.
+    Each round also shows its configuration version and the rotation policy of that
+    version (game-rules 2A; empty: section 2 alone), and a TPPP's badge on their entries
+    and turns; a game ended or started under the policy shows its reason."""
     rot_conditions, rot_params = filter_conditions(
         filters,
         {"day_from": "ev.gaming_day", "day_to": "ev.gaming_day", "table": "e.table_id", "player": "e.player"},
@@ -220,14 +227,16 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
                ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
                NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
-               ev.seq AS event_seq, ev.actor AS dealer
+               ev.seq AS event_seq, ev.actor AS dealer, e.badge, e.reason,
+               NULL::integer AS config_version, NULL::text AS rotation_policy
         FROM {ROTATION} e
         JOIN {EVENT} ev ON ev.id = e.event_id
         JOIN {TABLE} t ON t.id = e.table_id
         {where_clause(rot_conditions)}
         UNION ALL
         SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
-               r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL
+               r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL, r.pd_badge, '',
+               c.version, c.rotation_policy::text
         FROM {ROUND} r
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
@@ -235,3 +244,56 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     """
     params = (*rot_params, *round_params)
     return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
+
+
+# --- Offered before every round (game-rules 2A.1) --------------------------------------------
+
+OFFER_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.number"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("opened_local", local_text("b.opened_at")),
+    ("pd_seat", "b.pd_seat"),
+    ("pd_player", "b.pd_player"),
+    ("config_version", "b.config_version"),
+    ("rotation_policy", "b.rotation_policy"),
+)
+
+
+def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True) -> SqlQuery:
+    """The rounds whose player-dealer did not accept an offer of the position between
+    the table's previous round opening and this one (from the rotation log's own rows,
+    in event order): the rounds before which the position was not offered. Under the
+    rotation policy there must be none; under section 2 alone a player-dealer who keeps
+    the bank is listed. `not_offered_only=False` gives every round, with `offered`."""
+    conditions, params = filter_conditions(
+        filters, {"day_from": "o.gaming_day", "day_to": "o.gaming_day", "table": "o.table_id", "player": "o.pd_player"}
+    )
+    if not_offered_only:
+        conditions.append("NOT o.offered")
+    # The opening event of each round, and the one before it at the same table: the
+    # window in which its player-dealer must have accepted an offer.
+    sql = f"""
+        SELECT o.* FROM (
+            SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.pd_seat,
+                   r.pd_player, r.status, c.version AS config_version, c.rotation_policy::text AS rotation_policy,
+                   EXISTS (
+                       SELECT 1 FROM {ROTATION} e JOIN {EVENT} ae ON ae.id = e.event_id
+                       WHERE e.table_id = r.table_id AND e.action = 'accept' AND e.player = r.pd_player
+                         AND ae.seq < oe.seq
+                         AND ae.seq > COALESCE((
+                             SELECT max(pe.seq) FROM {EVENT} pe
+                             WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
+                               AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
+                         ), 0)
+                   ) AS offered
+            FROM {ROUND} r
+            JOIN {TABLE} t ON t.id = r.table_id
+            JOIN {CONFIG} c ON c.id = r.config_id
+            JOIN {EVENT} oe ON oe.table_id = r.table_id AND oe.command_type = 'open_round'
+                 AND (oe.result->>'round') = r.number::text
+        ) o
+        {where_clause(conditions)}
+    """
+    return SqlQuery(sql, tuple(params), "b.table_id, b.number", OFFER_EXPORT_COLUMNS)

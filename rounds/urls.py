@@ -11,4 +11,5 @@ urlpatterns = [
     path("rounds/<int:round_id>/", views.round_detail, name="round-detail"),
     path("rotation/", views.rotation_log, name="rotation"),
     path("rotation/export.csv", views.rotation_export_csv, name="rotation-export"),
+    path("rotation/offered/", views.rounds_offered, name="rotation-offered"),
 ]

@@ -65,3 +65,16 @@ def rotation_log(request):
 
 
 rotation_export_csv = csv_export_view("rotation", RotationFilterForm, selectors.rotation_log_query)
+
+
+@require_GET
+@page_for(*READERS)
+def rounds_offered(request):
+    """Was the position offered before every round (game-rules 2A.1)? The rounds where it
+    was not, for the tables and gaming days chosen."""
+
+    def contents(filters):
+        every_round = SqlRows(selectors.rounds_not_offered_query(filters, not_offered_only=False))
+        return SqlRows(selectors.rounds_not_offered_query(filters)), {"rounds_total": every_round.count()}
+
+    return log_page(request, "compliance/rotation_offers.html", RotationFilterForm, contents)

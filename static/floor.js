@@ -31,7 +31,8 @@
       h("td", {}, h("a", { href: `/tables/${r.table}/` }, r.name)),
       h("td", { class: "open" }, r.open ? "Open" : "Closed"),
       h("td", { class: "street" }, r.round ? `#${r.round} ${street(r.street)}` : street(r.street)),
-      h("td", { class: "pd" }, pd),
+      h("td", { class: "pd" }, pd, r.tppp ? h("span", { class: "badge tppp" }, ` TPPP seat ${r.tppp.seat} · ${r.tppp.badge}`) : null),
+      windowCell(r),
       h("td", { class: "num bank-left" }, money(r.bank_left)),
       h("td", { class: "num seated" }, `${r.seated} / ${r.seats}`),
       h("td", { class: "num rph" }, r.rounds_per_hour),
@@ -57,6 +58,22 @@
       });
     } }, "Confirm");
   }
+
+  // The rotation window (game-rules 2A.4): the time left before the window rule would end
+  // the game unless another player banks; amber from the server's warn_from, red ended.
+  function windowCell(r) {
+    const w = r.window;
+    if (!w) return h("td", { class: "window" }, "—");
+    if (w.state === "ended") return h("td", { class: "window ended" }, "Game ended");
+    if (!w.deadline) return h("td", { class: "window ok" }, "no limit yet");
+    const now = Date.now();
+    const left = Math.max(0, Math.floor((Date.parse(w.deadline) - now) / 60000));
+    const state = now >= Date.parse(w.warn_from) ? "warning" : "ok";
+    return h("td", { class: `window ${state}`, "data-deadline": w.deadline }, `${left} min left`);
+  }
+  // Minutes tick between the server's rows.
+  setInterval(() => { for (const r of rows.values()) if (r.window && r.window.deadline) dirty.add(r.table);
+    if (dirty.size && frame === null) frame = requestAnimationFrame(draw); }, 15000);
 
   function draw() {
     frame = null;

@@ -211,7 +211,7 @@
     c ? h("span", { class: `card suit-${c[1]} ${extra}`, "data-card": c }, c[0] === "T" ? "10" : c[0], SUIT[c[1]])
       : h("span", { class: `card back ${extra}` }, "");
 
-  const RENDERERS = [renderStatus, renderBar, renderMessage, renderBoard, renderSeats, renderNext, renderPreview, renderSettlement];
+  const RENDERERS = [renderStatus, renderBar, renderMessage, renderNotice, renderBoard, renderSeats, renderNext, renderPreview, renderSettlement];
   function render() {
     for (const part of RENDERERS) part();
   }
@@ -239,6 +239,14 @@
     $("round-label").textContent = parts.join(" · ");
     app.dataset.phase = view().phase;
     app.dataset.version = snapshot.version;
+  }
+
+  // The table's posted notice (its configuration; game-rules 2A.5), on the tablet and the live view.
+  function renderNotice() {
+    let el = $("notice");
+    if (!el) { el = h("p", { id: "notice", class: "notice" }); $("message").after(el); }
+    if (el.textContent !== view().notice) el.textContent = view().notice;
+    el.hidden = !view().notice;
   }
 
   function renderMessage() {
@@ -308,6 +316,7 @@
     const badges = [];
     if (seat.role === "player_dealer") badges.push(h("span", { class: "badge pd" }, "Player-dealer"));
     if (seat.offered) badges.push(h("span", { class: "badge offer" }, "Bank offered"));
+    if (seat.tppp) badges.push(h("span", { class: "badge tppp", title: "Third-party proposition player" }, `TPPP ${seat.tppp}`));
     return h("div", { class: "seat-head" }, h("span", { class: "seat-no" }, `Seat ${seat.seat}`),
       h("span", { class: "player" }, seat.player || "empty"), ...badges);
   }
@@ -330,10 +339,23 @@
     for (const a of seat.actions) {
       if (a.type === "sit") {
         const input = h("input", { name: "player", placeholder: "Player id or name", "aria-label": `Player for seat ${n}` });
+        // A third-party proposition player sits with the Commission badge, the TPPPS
+        // company and the licence's expiry (the engine checks one per table, not expired).
+        const tppp = {
+          badge: h("input", { name: "badge", placeholder: "Badge no.", "aria-label": `TPPP badge for seat ${n}` }),
+          company: h("input", { name: "company", placeholder: "TPPPS company", "aria-label": `TPPP company for seat ${n}` }),
+          expires: h("input", { name: "expires", type: "date", "aria-label": `TPPP licence expiry for seat ${n}` }),
+        };
         out.push(h("form", { class: "inline", onsubmit: (e) => {
           e.preventDefault();
-          if (input.value.trim()) tap({ type: "sit", seat: n, player: input.value.trim() });
-        } }, input, h("button", { type: "submit" }, "Sit")));
+          if (!input.value.trim()) return;
+          const command = { type: "sit", seat: n, player: input.value.trim() };
+          if (tppp.badge.value.trim()) {
+            command.tppp = { badge: tppp.badge.value.trim(), company: tppp.company.value.trim(), expires: tppp.expires.value };
+          }
+          tap(command);
+        } }, input, h("button", { type: "submit" }, "Sit"),
+          h("details", { class: "tppp-fields" }, h("summary", {}, "Seat as TPPP"), tppp.badge, tppp.company, tppp.expires)));
       } else if (a.type === "leave" || a.type === "withdraw") {
         out.push(h("button", { class: "quiet", disabled: waiting, onclick: () => tap({ type: a.type, seat: n }) }, a.type === "leave" ? "Leave" : "Withdraw"));
       } else if (a.type === "wager") {
@@ -444,9 +466,19 @@
   // and which buttons to offer. Each returns a list of elements.
   const STEPS = {
     offer(next) {
+      // Every seat to ask, in order (view.next.walk: under the rotation policy the
+      // player-dealer is asked last); the seat asked now answers here.
+      const order = (next.walk || [next.seat]).map((s, i) => h("li", { class: i === 0 ? "asked" : "", "data-seat": s },
+        `Seat ${s} (${playerAt(s)})${i === 0 ? " · asked now" : ""}`));
       return [say(`The bank is offered to seat ${next.seat} (${playerAt(next.seat)}).`),
-        h("div", { class: "row" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
-          button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary"))];
+        h("ol", { class: "offer-walk" }, ...order),
+        h("div", { class: "row wrap" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
+          button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary"),
+          next.everyone_declines ? button(`Everyone else declines (seats ${next.walk.join(", ")})`, next.everyone_declines, "secondary everyone-declines") : null)];
+    },
+    game_ended() {
+      return [say("The game has ended: no player other than the TPPP banked within the rotation window. A supervisor starts a new game; then offer the bank again."),
+        button("Start a new game (supervisor)", { type: "start_game" }, "secondary")];
     },
     stopped(next) { return STEPS.choose_player_dealer(next); },
     choose_player_dealer(next) {

@@ -59,6 +59,10 @@ class TableConfig(models.Model):
     fee_schedule = models.ForeignKey(
         "collections_fees.FeeSchedule", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    rotation_policy = models.JSONField(
+        null=True, blank=True, help_text="game-rules 2A's parameters when the policy is on; null: section 2 alone"
+    )
+    notice = models.TextField(blank=True, default="", help_text="the notice posted at the table in this version")
     effective_from = models.DateTimeField()
     created_by = models.CharField(max_length=150)
 
@@ -82,6 +86,10 @@ class SeatOccupancy(models.Model):
     sat_seq = models.PositiveBigIntegerField()
     left_at = models.DateTimeField(null=True, blank=True)
     left_seq = models.PositiveBigIntegerField(null=True, blank=True)
+    # A third-party proposition player's Commission badge, TPPPS company and licence expiry.
+    tppp_badge = models.CharField(max_length=32, blank=True, default="")
+    tppp_company = models.CharField(max_length=150, blank=True, default="")
+    tppp_expires = models.DateField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -208,9 +216,13 @@ class RejectedCommand(models.Model):
 
 class RotationLogEntry(models.Model):
     """Every offer, acceptance, decline and pass of the player-dealer position, each
-    limit reached and each game stop: the compliance record of systematic rotation."""
+    limit reached and each game stop, and under the rotation policy each game's end and
+    start with its reason: the compliance record of systematic rotation."""
 
-    ACTIONS = [(a, a) for a in ("offer", "accept", "decline", "pass", "limit_reached", "stopped")]
+    ACTIONS = [
+        (a, a)
+        for a in ("offer", "accept", "decline", "pass", "limit_reached", "stopped", "game_ended", "game_started")
+    ]
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rotation_log")
     event = models.ForeignKey(TableEvent, on_delete=models.PROTECT, related_name="+")
@@ -218,6 +230,8 @@ class RotationLogEntry(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     player = models.CharField(max_length=64, null=True, blank=True)
     round_number = models.PositiveIntegerField(null=True, blank=True)
+    badge = models.CharField(max_length=32, blank=True, default="", help_text="the TPPP's badge, on their entries")
+    reason = models.CharField(max_length=200, blank=True, default="", help_text="why a game ended or started")
     created_at = models.DateTimeField()
 
     class Meta:

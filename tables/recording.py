@@ -59,6 +59,8 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
                 seat=rec.seat,
                 player=rec.player,
                 round_number=rec.round,
+                badge=rec.badge or "",
+                reason=rec.reason or "",
                 created_at=stamp.now,
             )
             for rec in rotation
@@ -83,8 +85,16 @@ def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Sta
 
 
 def _seated(rec: r.Seated, ledger: _Ledger):
+    tppp = rec.tppp or {}
     SeatOccupancy.objects.create(
-        table=ledger.table, seat=rec.seat, player=rec.player, sat_at=ledger.stamp.now, sat_seq=ledger.event.seq
+        table=ledger.table,
+        seat=rec.seat,
+        player=rec.player,
+        sat_at=ledger.stamp.now,
+        sat_seq=ledger.event.seq,
+        tppp_badge=tppp.get("badge", ""),
+        tppp_company=tppp.get("company", ""),
+        tppp_expires=tppp.get("expires"),
     )
 
 
@@ -103,6 +113,7 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
         fee_schedule_id=config.fee_schedule_id,
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
+        pd_badge=rec.pd_badge or "",
         bank=rec.bank,
         # The side bets it plays under, as the configuration version does not keep them.
         side_bets=ledger.table.state["config"].get("side_bets"),

@@ -10,6 +10,7 @@ import threading
 import time
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
@@ -97,6 +98,19 @@ def table_view(state: dict, fund=None) -> dict:
         "picker": _picker(game, pending),
         "bank_left": bank_left,
         "settlement_preview": preview,
+        **_policy_view(game),
+    }
+
+
+def _policy_view(game: TableGame) -> dict:
+    """The rotation policy's facts for the screens (game-rules 2A): whether it is on, the
+    table's posted notice, whether the game has ended, and the window's deadline."""
+    deadline = game.window_deadline()
+    return {
+        "rotation_policy": game.policy.to_config() if game.policy else None,
+        "notice": game.config.notice,
+        "game_ended": game.clock.ended,
+        "window_deadline": deadline.isoformat() if deadline else None,
     }
 
 
@@ -159,6 +173,7 @@ def _seat_view(game: TableGame, n: int) -> dict:
         ),
         "owes": owes,
         "owes_now": owes_now,
+        "tppp": game.tppp.badge if game.tppp and game.tppp.seat == n else None,  # the badge shown at the seat
         "actions": actions,
         "play_amounts": play_amounts,
     }
@@ -171,11 +186,18 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
     if rnd is None:
         if rot.offer_seat is not None:
             seat = rot.offer_seat
+            # Every seat to ask, in order (the current player-dealer last under the
+            # policy); "everyone else declines" is one command, each answer its own row.
+            walk = rot.walk(game.occupants, game.config.seats)
             return {
                 "step": "offer",
                 "seat": seat,
+                "walk": walk,
                 "commands": [{"type": "accept_bank", "seat": seat}, {"type": "decline_bank", "seat": seat}],
+                "everyone_declines": {"type": "decline_bank", "seats": walk} if len(walk) > 1 else None,
             }
+        if game.clock.ended:
+            return {"step": "game_ended", "commands": [{"type": "start_game"}]}
         if rot.pd_seat is None:
             return {"step": "stopped" if rot.stopped else "choose_player_dealer", "commands": [{"type": "offer_bank"}]}
         if not game.has_players_besides_pd:
@@ -437,6 +459,12 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
     alerts += _approval_alerts(list(approvals), rnd)
     if game.config.side_bets.progressive is not None:
         alerts += _meter_alerts(game, meter, preview)
+    window = _window(game, now)
+    if window and window["state"] == "ended":
+        alerts.append({"kind": "game_ended", "text": "Game ended by the rotation window: a supervisor starts a new game"})
+    elif window and window["state"] == "warning":
+        minutes = max(0, int((window["deadline_at"] - now).total_seconds() // 60))
+        alerts.append({"kind": "window_warning", "text": f"Rotation window: game ends in {minutes} min unless another player banks"})
     last_at = table.last_event_at
     if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
         alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})
@@ -463,4 +491,26 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "tablets": tablets,
         "alerts": alerts,
         "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
+        "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
+        "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,
+    }
+
+
+def _window(game: TableGame, now: datetime) -> dict | None:
+    """Under the rotation policy, the window rule's clock for the floor (game-rules 2A.4):
+    when it would end the game unless another player banks, from when the floor warns
+    (CARDROOM_WINDOW_WARNING_MINUTES ahead), and the state now: ok, warning or ended."""
+    if game.policy is None:
+        return None
+    if game.clock.ended:
+        return {"state": "ended", "deadline": None, "warn_from": None, "deadline_at": None}
+    deadline = game.window_deadline()
+    if deadline is None:
+        return {"state": "ok", "deadline": None, "warn_from": None, "deadline_at": None}
+    warn_from = deadline - timedelta(minutes=settings.CARDROOM_WINDOW_WARNING_MINUTES)
+    return {
+        "state": "warning" if now >= warn_from else "ok",
+        "deadline": deadline.isoformat(),
+        "warn_from": warn_from.isoformat(),
+        "deadline_at": deadline,
     }

@@ -9,6 +9,7 @@ after the transaction commits.
 import json
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from random import Random
 
 from django.conf import settings
@@ -195,6 +196,8 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
         dealing=engine_config.dealing,
         max_consecutive_banks=engine_config.max_consecutive_banks,
         fee_schedule=schedule,
+        rotation_policy=engine_config.rotation_policy.to_config() if engine_config.rotation_policy else None,
+        notice=engine_config.notice,
         effective_from=now,
         created_by=created_by,
     )
@@ -203,7 +206,13 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
 
 
 def command_execute(
-    *, table_id: int, command, actor: Actor | str, rng: Random | None = None, received: bytes | str | None = None
+    *,
+    table_id: int,
+    command,
+    actor: Actor | str,
+    rng: Random | None = None,
+    received: bytes | str | None = None,
+    at: datetime | None = None,
 ) -> CommandOutcome:
     """Execute one command (commands.md) at a table, all or nothing.
 
@@ -216,10 +225,13 @@ def command_execute(
     a bounded copy of it (wire.received), so the log shows what was sent.
     A person past CARDROOM_REFUSED_COMMANDS_PER_MINUTE refusals is answered
     `rate_limited` and nothing is stored or applied.
+    `at` is when the command happened, for a replay file's command (commands.md); a
+    live command is stamped with the server's clock, and one carrying `at` is refused.
+    The engine gets the time as the command's `at` (game-rules 2A needs it).
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
     try:
-        return _execute(table_id, command, _as_actor(actor), rng, received)
+        return _execute(table_id, command, _as_actor(actor), rng, received, at)
     except Table.DoesNotExist:
         raise
     except Exception:
@@ -231,7 +243,7 @@ def command_execute(
         raise
 
 
-def _execute(table_id: int, command, actor: Actor, rng: Random | None, received) -> CommandOutcome:
+def _execute(table_id: int, command, actor: Actor, rng: Random | None, received, at: datetime | None) -> CommandOutcome:
     refusals = _refusal_counter(actor)
     if refusals and (cache.get(refusals) or 0) >= settings.CARDROOM_REFUSED_COMMANDS_PER_MINUTE:
         version = Table.objects.values_list("version", flat=True).get(pk=table_id)
@@ -250,6 +262,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
             prior = _prior_answer(table, command_id)
             if prior is not None:
                 return CommandOutcome(prior, table.version, replayed=True)
+        stamp = recording.Stamp.at(at or timezone.now())
         try:
             _check_envelope(table, command)
             if not table.is_open:
@@ -260,14 +273,15 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
             # the commands that move it: two tables on one meter never lose an update.
             meter = jackpot.meter_lock(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
             fund = jackpot.fund_of(meter) if meter else None
-            new_game, result, records = game.apply(command, rng=rng, fund=fund)
+            # The command's time is an input to the engine (game-rules 2A), stamped here.
+            stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
+            new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
             # After the engine, not in _check_envelope: a fractional amount is the engine's
             # invalid_amount (commands.md); this catches floats anywhere else in the command.
             if not hashchain.only_whole_numbers(command):
                 raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:
             return _reject(table, command, command_id, refusal, actor, received)
-        stamp = recording.Stamp.at(timezone.now())
         checkpoints.close_day_if_turned(table, stamp.gaming_day)
         table.version += 1
         table.state = new_game.to_dict()
@@ -319,6 +333,9 @@ def lock_table(table_id: int) -> Table:
 def _check_envelope(table: Table, command) -> None:
     if not isinstance(command, dict):
         raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
+    if "at" in command:
+        # The server's clock says when a live command happened; only a replay file says it.
+        raise CommandError("invalid_command", "'at' is for replay files: a live command is stamped by the server")
     if not _recordable(command):
         raise CommandError("invalid_command", "the command holds values that cannot be recorded (NUL, NaN, Infinity)")
     if command.get("id") is not None and _command_id(command) is None:
@@ -365,12 +382,17 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
     """A person's void must name an approval granted by another person (a supervisor)
     for this round; the engine then records that supervisor as `approved_by`. A person's
     `confirm_award` is a supervisor's own (on their device, or logged in on the tablet),
-    recorded under their name. System processes (replay files) state `approved_by`."""
+    recorded under their name, and so is a person's `start_game` (game-rules 2A.3).
+    System processes (replay files) state `approved_by` themselves."""
     if actor.is_system or not isinstance(command, dict):
         return command
     if command.get("type") == "confirm_award":
         if actor.role != "supervisor":
             raise CommandError("not_authorized", "a progressive award is confirmed by a supervisor")
+        return {**command, "approved_by": actor.name}
+    if command.get("type") == "start_game":
+        if actor.role != "supervisor":
+            raise CommandError("approval_required", "a supervisor starts a new game")
         return {**command, "approved_by": actor.name}
     if command.get("type") != "void_round":
         return command

@@ -77,6 +77,7 @@ MATRIX = {
     "compliance/rounds/<int:round_id>/": ("get", READERS),
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
+    "compliance/rotation/offered/": ("get", READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"

@@ -177,6 +177,9 @@ CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS = 15 * 60
 # Refused commands a session may send in a minute; past it, `rate_limited` (429) and
 # nothing is stored (tables.services).
 CARDROOM_REFUSED_COMMANDS_PER_MINUTE = int(os.environ.get("CARDROOM_REFUSED_COMMANDS_PER_MINUTE", "30"))
+# Under the rotation policy (game-rules 2A.4) the floor turns a table amber this long
+# before the window rule would end its game unless another player banks.
+CARDROOM_WINDOW_WARNING_MINUTES = int(os.environ.get("CARDROOM_WINDOW_WARNING_MINUTES", "10"))
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Tablet presence (the floor's "tablet disconnected" alert) must be visible to every

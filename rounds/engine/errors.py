@@ -10,6 +10,8 @@ ERROR_CODES = frozenset(
     not_authorized stale_version
     side_bet_not_offered bad_beat_needs_trips invalid_progressive_wager award_unconfirmed
     """.split()
+    # With the rotation policy (game-rules 2A): TPPP seating and banking, the window rule.
+    + ["tppp_limit", "badge_expired", "tppp_one_round", "game_ended"]
     # The service's, not the rules': a person sending refused commands too fast.
     + ["rate_limited"]
 )

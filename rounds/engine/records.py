@@ -26,6 +26,7 @@ class Record:
 class Seated(Record):
     seat: int
     player: str
+    tppp: dict | None = None  # a TPPP's badge, company and licence expiry
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,15 @@ class Left(Record):
 
 @dataclass(frozen=True)
 class RotationEntry(Record):
-    """offer, accept, decline, pass, limit_reached, stopped (no player-dealer)."""
+    """offer, accept, decline, pass, limit_reached, stopped (no player-dealer); under the
+    rotation policy game_ended and game_started, with their reason."""
 
     action: str
     seat: int | None
     player: str | None
     round: int | None = None
+    badge: str | None = None  # the TPPP's badge when the entry is theirs
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class RoundOpened(Record):
     bank: int
     pd_seat: int
     pd_player: str
+    pd_badge: str | None = None  # the banker's TPPP badge, if the TPPP banks
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,9 @@ class Rotation:
     streak_player: str | None = None
     streak: int = 0
     stopped: bool = False  # every eligible seat declined: the game stops
+    # The person who may bank only one round at a time (the TPPP under the rotation
+    # policy, game-rules 2A.2): their limit is 1, whatever the table's.
+    one_round: str | None = None
 
     def known_as(self, player: str) -> str:
         """The spelling this rotation already knows `player` by (the same person written
@@ -38,7 +41,23 @@ class Rotation:
         return next((p for p in known if p is not None and person_key(p) == key), player)
 
     def eligible(self, player: str) -> bool:
-        return not (player == self.streak_player and self.streak >= self.limit)
+        limit = 1 if player == self.one_round else self.limit
+        return not (player == self.streak_player and self.streak >= limit)
+
+    def ineligible_code(self, player: str) -> str:
+        """Why `player` may not bank now: the TPPP's one round, or the table's limit."""
+        return "tppp_one_round" if player == self.one_round else "rotation_limit"
+
+    def walk(self, occupants: dict[int, str], seat_count: int) -> list[int]:
+        """The seats the pending offer goes to, in order, if each declines: the pending
+        seat first (the tablet lists them so that the dealer asks each in turn)."""
+        if self.offer_seat is None:
+            return []
+        probe = Rotation(**{**vars(self), "offered": list(self.offered)})
+        seats = [self.offer_seat]
+        while (seat := probe.decline(occupants, seat_count)) is not None:
+            seats.append(seat)
+        return seats
 
     def start_cycle(self, occupants: dict[int, str], seat_count: int, after_seat: int, passer: str | None = None):
         """Begin offering clockwise from the seat after `after_seat`; returns the offered seat."""

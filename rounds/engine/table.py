@@ -6,6 +6,7 @@ can store it with the table row (`to_dict` / `from_dict`).
 """
 
 import copy
+import dataclasses
 import random
 from dataclasses import dataclass, field
 
@@ -28,6 +29,16 @@ from .records import (
     RoundVoided,
     Seated,
     StreetReached,
+)
+from .policy import (
+    GAME_ENDED_BY_WINDOW,
+    GameClock,
+    RotationPolicy,
+    Tppp,
+    command_time,
+    notice_from_config,
+    required_time,
+    tppp_from_command,
 )
 from .rotation import Rotation
 from .settlement import PlayerHand, Settlement, settle
@@ -86,9 +97,11 @@ class Limits:
 
 
 # The keys of a table configuration this engine takes (commands.md; `name` is the
-# service's). The spec's rotation_policy and notice are not implemented here, so a
-# configuration that asks for them is refused rather than played without them.
-CONFIG_KEYS = {"seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets"}
+# service's).
+CONFIG_KEYS = {
+    "seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets",
+    "rotation_policy", "notice",
+}
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,8 @@ class TableConfig:
     max_consecutive_banks: int = 2
     fee_schedule: FeeSchedule | None = None
     side_bets: SideBets = SideBets()
+    rotation_policy: RotationPolicy | None = None  # game-rules 2A; None: section 2 alone
+    notice: str = notice_from_config(None)
 
     @classmethod
     def from_config(cls, value: dict) -> "TableConfig":
@@ -142,6 +157,8 @@ class TableConfig:
             max_consecutive_banks=max_banks,
             fee_schedule=fee_schedule_from_config(value.get("fee_schedule")),
             side_bets=side_bets_from_config(value.get("side_bets")),
+            rotation_policy=RotationPolicy.from_config(value.get("rotation_policy")),
+            notice=notice_from_config(value.get("notice")),
         )
 
     def to_config(self) -> dict:
@@ -153,6 +170,8 @@ class TableConfig:
             "max_consecutive_banks": self.max_consecutive_banks,
             "fee_schedule": self.fee_schedule.to_config() if self.fee_schedule else None,
             "side_bets": self.side_bets.to_config(),
+            "rotation_policy": self.rotation_policy.to_config() if self.rotation_policy else None,
+            "notice": self.notice,
         }
 
 
@@ -221,6 +240,8 @@ class TableGame:
     round: RoundState | None = None
     rounds_opened: int = 0
     last_deck: str | None = None
+    tppp: Tppp | None = None  # the table's third-party proposition player, if seated
+    clock: GameClock = field(default_factory=GameClock)  # the rotation policy's game
 
     @classmethod
     def new(cls, config: TableConfig) -> "TableGame":
@@ -229,9 +250,25 @@ class TableGame:
     def with_config(self, config: TableConfig) -> "TableGame":
         """The same table under a new configuration version (between rounds)."""
         game = self._copy()
+        was_under_policy = game.config.rotation_policy is not None
         game.config = config
         game.rotation.limit = config.max_consecutive_banks
+        _policy_switched(game, was_under_policy)
         return game
+
+    @property
+    def policy(self) -> RotationPolicy | None:
+        return self.config.rotation_policy
+
+    def window_deadline(self):
+        """Under the policy, the moment from which a round banked by the current (else
+        the last) player-dealer would end the game, unless another player banks first
+        (game-rules 2A.4, the floor's warning); None when the rule cannot end it."""
+        if self.policy is None:
+            return None
+        banker = self.rotation.pd_player or self.clock.last_banker
+        counted = _banker(self, banker) if banker is not None else None
+        return self.clock.deadline(self.policy, counted)
 
     def _copy(self) -> "TableGame":
         """A deep copy of the state that shares the configuration: it is frozen and no
@@ -257,6 +294,7 @@ class TableGame:
         if unknown:
             # A misspelled field must not fall back to a default (commands.md).
             raise CommandError("invalid_command", f"{kind} does not take {sorted(unknown)}")
+        command_time(command)  # a malformed `at` is refused whether or not this command needs it
         game = self._copy()
         step = _Step(game, command, rng or random.SystemRandom(), fund)
         result = handler(step)
@@ -286,6 +324,8 @@ class TableGame:
             "round": _round_to_dict(self.round) if self.round else None,
             "rounds_opened": self.rounds_opened,
             "last_deck": self.last_deck,
+            "tppp": self.tppp.as_dict() if self.tppp else None,
+            "clock": vars(self.clock).copy(),
         }
 
     @classmethod
@@ -298,6 +338,9 @@ class TableGame:
             round=_round_from_dict(rnd) if rnd else None,
             rounds_opened=data["rounds_opened"],
             last_deck=data["last_deck"],
+            # States stored before the rotation policy have neither.
+            tppp=Tppp(**data["tppp"]) if data.get("tppp") else None,
+            clock=GameClock(**data.get("clock", {})),
         )
 
 
@@ -333,18 +376,23 @@ class _Step:
         return self._fund
 
     def emit(self, record: Record) -> None:
+        tppp = self.game.tppp
+        if isinstance(record, RotationEntry) and tppp is not None and record.player == tppp.player:
+            record = dataclasses.replace(record, badge=tppp.badge)  # the TPPP's badge on each of their turns
         self.records.append(record)
 
     def seat(self) -> int:
-        seat = self.command.get("seat")
+        return self.seat_number(self.command.get("seat"))
+
+    def seat_number(self, seat) -> int:
         if type(seat) is not int:
             raise CommandError("invalid_command", "'seat' must be a seat number")
         if not 1 <= seat <= self.game.config.seats:
             raise CommandError("unknown_seat", f"seat {seat} does not exist: this table has seats 1 to {self.game.config.seats}")
         return seat
 
-    def occupied_seat(self) -> tuple[int, str]:
-        seat = self.seat()
+    def occupied_seat(self, seat: int | None = None) -> tuple[int, str]:
+        seat = self.seat() if seat is None else seat
         player = self.game.occupants.get(seat)
         if player is None:
             raise CommandError("seat_empty", f"seat {seat} is empty")
@@ -400,8 +448,13 @@ def _sit(step: _Step) -> dict:
     if seated is not None:
         raise CommandError("player_already_seated", f"{player} is already seated at this table (as {seated})")
     player = game.rotation.known_as(player)
+    tppp = None
+    if step.command.get("tppp") is not None:
+        at = required_time(step.command, "to check the TPPP's licence")
+        tppp = game.tppp = tppp_from_command(step.command["tppp"], seat=seat, player=player, at=at, seated=game.tppp)
+        _tppp_limits(game)
     game.occupants[seat] = player
-    step.emit(Seated(seat, player))
+    step.emit(Seated(seat, player, tppp.as_dict() if tppp else None))
     return {}
 
 
@@ -416,6 +469,9 @@ def _leave(step: _Step) -> dict:
             raise CommandError("wrong_state", f"seat {seat} has wagers in this round; withdraw them or finish the round")
     del game.occupants[seat]
     step.emit(Left(seat, player))
+    if game.tppp is not None and game.tppp.seat == seat:
+        game.tppp = None
+        _tppp_limits(game)
     if seat == rot.pd_seat:
         offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=seat)
         _emit_offer(step, offer)
@@ -438,43 +494,53 @@ def _emit_offer(step: _Step, offer: int | None) -> None:
 def _offer_bank(step: _Step) -> dict:
     rot = step.game.rotation
     seat = step.seat()
+    _refuse_if_game_ended(step)
     if rot.pd_seat is not None:
         raise CommandError("wrong_state", f"seat {rot.pd_seat} is the player-dealer; the bank is offered when it passes")
     if rot.offer_seat is not None:
         raise CommandError("offer_pending", f"the bank is already offered to seat {rot.offer_seat}")
     seat, player = step.occupied_seat()
     if not rot.eligible(player):
-        raise CommandError("rotation_limit", f"{player} has banked {rot.streak} consecutive rounds, the limit")
+        raise CommandError(rot.ineligible_code(player), f"{player} has banked {rot.streak} consecutive rounds, the limit")
     rot.offer_to(seat, player)
     step.emit(RotationEntry("offer", seat, player))
     return {"offer": seat}
 
 
-def _offered_seat(step: _Step) -> tuple[int, str]:
+def _offered_seat(step: _Step, seat=None) -> tuple[int, str]:
     rot = step.game.rotation
-    seat = step.seat()
+    seat = step.seat() if seat is None else step.seat_number(seat)
     if rot.offer_seat != seat:
         held = f"seat {rot.offer_seat} holds the offer" if rot.offer_seat else "no offer is pending"
         raise CommandError("not_offered", f"seat {seat} has not been offered the bank: {held}")
-    return step.occupied_seat()
+    return step.occupied_seat(seat)
 
 
 def _accept_bank(step: _Step) -> dict:
     seat, player = _offered_seat(step)
     rot = step.game.rotation
     if not rot.eligible(player):  # offers only go to eligible persons; kept as a last guard
-        raise CommandError("rotation_limit", f"{player} may not bank another consecutive round")
+        raise CommandError(rot.ineligible_code(player), f"{player} may not bank another consecutive round")
     rot.accept(seat, player)
     step.emit(RotationEntry("accept", seat, player))
     return {"player_dealer": seat}
 
 
 def _decline_bank(step: _Step) -> dict:
-    seat, player = _offered_seat(step)
-    game = step.game
-    step.emit(RotationEntry("decline", seat, player))
-    offer = game.rotation.decline(game.occupants, game.config.seats)
-    _emit_offer(step, offer)
+    """One seat declines, or `seats`: the pending seat and the ones after it in the
+    offer's walk, in order ("everyone else declines"), each its own decline."""
+    game, command = step.game, step.command
+    if ("seat" in command) == ("seats" in command):
+        raise CommandError("invalid_command", "decline_bank takes 'seat' or 'seats', one of them")
+    seats = command.get("seats", [command.get("seat")])
+    if not isinstance(seats, list) or not seats:
+        raise CommandError("invalid_command", "'seats' must be a list of seat numbers")
+    offer = None
+    for asked in seats:
+        seat, player = _offered_seat(step, asked)
+        step.emit(RotationEntry("decline", seat, player))
+        offer = game.rotation.decline(game.occupants, game.config.seats)
+        _emit_offer(step, offer)
     return {"offer": offer}
 
 
@@ -494,6 +560,7 @@ def _pass_bank(step: _Step) -> dict:
 def _open_round(step: _Step) -> dict:
     game, rot = step.game, step.game.rotation
     step.no_round()
+    _refuse_if_game_ended(step)
     if rot.pd_seat is None:
         if rot.offer_seat is not None:
             raise CommandError("offer_pending", f"seat {rot.offer_seat} has not answered the offer of the bank")
@@ -503,10 +570,90 @@ def _open_round(step: _Step) -> dict:
         raise CommandError("rotation_limit", f"{rot.pd_player} has banked the limit of consecutive rounds")
     if not game.has_players_besides_pd:
         raise CommandError("no_players", "a round needs at least one player besides the player-dealer")
+    if game.policy is not None and not _window_allows_round(step):
+        return {"round": None, "game_ended": GAME_ENDED_BY_WINDOW}
     game.rounds_opened += 1
     game.round = RoundState(number=game.rounds_opened, bank=bank, pd_seat=rot.pd_seat, pd_player=rot.pd_player)
-    step.emit(RoundOpened(game.rounds_opened, bank, rot.pd_seat, rot.pd_player))
+    banker_badge = game.tppp.badge if game.tppp and game.tppp.seat == rot.pd_seat else None
+    step.emit(RoundOpened(game.rounds_opened, bank, rot.pd_seat, rot.pd_player, banker_badge))
     return {"round": game.rounds_opened}
+
+
+# --- the rotation policy's hooks (game-rules 2A; the rules are in policy.py) -----------
+
+
+def _refuse_if_game_ended(step: _Step) -> None:
+    if step.game.clock.ended:
+        raise CommandError("game_ended", "the game has ended under the rotation window rule: a supervisor starts a new game")
+
+
+def _banker(game: "TableGame", player: str) -> str | None:
+    """Who counts for the window: the person, or None for the TPPP (who never counts)."""
+    return None if game.tppp is not None and game.tppp.player == player else player
+
+
+def _window_allows_round(step: _Step) -> bool:
+    """2A.3: a round opening now counts with the window's other bankers, or the game ends
+    (the command is accepted as the end of the game: no round, no player-dealer, no offer)."""
+    game, rot, policy = step.game, step.game.rotation, step.game.policy
+    at = required_time(step.command, "under the rotation policy")
+    banker = _banker(game, rot.pd_player)
+    if game.clock.allows(policy, at, banker):
+        game.clock.opened(policy, at, game.rounds_opened + 1, banker)
+        return True
+    game.clock.ended = True
+    step.emit(RotationEntry("game_ended", rot.pd_seat, rot.pd_player, reason=GAME_ENDED_BY_WINDOW))
+    rot.pd_seat = rot.pd_player = rot.offer_seat = rot.passer = None
+    rot.offered = []
+    return False
+
+
+def _start_game(step: _Step) -> dict:
+    """A supervisor starts a new game after the window rule ended one: a new clock, and
+    the house chooses where the first offer goes (`offer_bank`), as at a first round."""
+    game = step.game
+    if not game.clock.ended:
+        raise CommandError("wrong_state", "start_game follows a game ended under the rotation policy")
+    approved_by = step.command.get("approved_by")
+    if not isinstance(approved_by, str) or not approved_by.strip():
+        raise CommandError("approval_required", "starting a new game needs a supervisor (approved_by)")
+    approved_by = step.text("approved_by")
+    game.clock = GameClock()
+    step.emit(RotationEntry("game_started", None, None, reason=f"new game approved by {approved_by}"))
+    return {}
+
+
+def _offer_cycle_after_round(step: _Step, rnd: "RoundState") -> int | None:
+    """2A.1: after every settled or voided round the position is offered clockwise from
+    the seat after the PD's, and to the PD last if the PD may keep it."""
+    game, rot = step.game, step.game.rotation
+    passer = rot.pd_player if rot.pd_player is not None and rot.eligible(rot.pd_player) else None
+    offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat, passer=passer)
+    _emit_offer(step, offer)
+    return offer
+
+
+def _tppp_limits(game: "TableGame") -> None:
+    """Under the policy (tppp_one_round) the seated TPPP banks one round at a time."""
+    policy = game.policy
+    one_round = policy is not None and policy.tppp_one_round and game.tppp is not None
+    game.rotation.one_round = game.tppp.player if one_round else None
+
+
+def _policy_switched(game: "TableGame", was_under_policy: bool) -> None:
+    """A configuration change between rounds. Switching the policy on starts a new game
+    as a table's first round does: no player-dealer carried over without an offer, the
+    house chooses where the first offer goes. Switching it off ends the policy's game."""
+    _tppp_limits(game)
+    now_under_policy = game.policy is not None
+    if now_under_policy and not was_under_policy:
+        game.clock = GameClock()
+        rot = game.rotation
+        if rot.pd_seat is not None:
+            rot.pd_seat = rot.pd_player = rot.passer = None
+            rot.offered = []
+    elif was_under_policy and not now_under_policy:
+        game.clock = GameClock()
 
 
 def _wager(step: _Step) -> dict:
@@ -843,8 +990,11 @@ def _settle(step: _Step) -> dict:
     next_offer = None
     if rot.pd_at_limit:
         step.emit(RotationEntry("limit_reached", rnd.pd_seat, rnd.pd_player, rnd.number))
-        next_offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat)
-        _emit_offer(step, next_offer)
+        if game.policy is None:
+            next_offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat)
+            _emit_offer(step, next_offer)
+    if game.policy is not None:
+        next_offer = _offer_cycle_after_round(step, rnd)
     return {**_settlement_result(rnd, settlement, refunds, game, awards, after), "next_offer": next_offer, "player_dealer_next": rot.pd_seat}
 
 
@@ -866,6 +1016,9 @@ def _void_round(step: _Step) -> dict:
         step.emit(JackpotMoved(rnd.number, progressive.meter, tuple(reversals), after))
         result["jackpot"] = [{"seat": l.seat, "amount": l.amount, "owed": l.owed} for l in reversals]
         result["meter"] = sidebets.meter_dict(progressive, after)
+    if game.policy is not None:
+        game.clock.voided(rnd.number)
+        result["next_offer"] = _offer_cycle_after_round(step, rnd)
     return result
 
 
@@ -889,6 +1042,7 @@ _HANDLERS = {
     "settle": _settle,
     "void_round": _void_round,
     "confirm_award": _confirm_award,
+    "start_game": _start_game,
 }
 # The commands that move a progressive's fund or show it (the settlement preview).
 FUND_COMMANDS = {"no_more_bets", "showdown", "settle", "void_round", "confirm_award"}
@@ -896,11 +1050,11 @@ FUND_COMMANDS = {"no_more_bets", "showdown", "settle", "void_round", "confirm_aw
 COMMAND_TYPES = tuple(_HANDLERS)
 # The fields each command takes (commands.md); any other is refused as invalid_command.
 COMMAND_FIELDS = {
-    "sit": {"seat", "player"},
+    "sit": {"seat", "player", "tppp"},
     "leave": {"seat"},
     "offer_bank": {"seat"},
     "accept_bank": {"seat"},
-    "decline_bank": {"seat"},
+    "decline_bank": {"seat", "seats"},
     "pass_bank": set(),
     "open_round": {"bank"},
     "wager": {"seat", "ante", "blind", "trips", "bad_beat", "pairs", "progressive"},
@@ -916,7 +1070,9 @@ COMMAND_FIELDS = {
     "settle": set(),
     "void_round": {"reason", "approved_by"},
     "confirm_award": {"seat", "approved_by"},
+    "start_game": {"approved_by"},
 }
-# Every command's `type`, and the client's command id and seen version (HTTP, websocket).
-ENVELOPE_FIELDS = {"type", "id", "version"}
+# Every command's `type`, the client's command id and seen version (HTTP, websocket), and
+# when it happened (`at`: stamped by the command service, or the replay file's).
+ENVELOPE_FIELDS = {"type", "id", "version", "at"}
 assert set(COMMAND_FIELDS) == set(_HANDLERS)

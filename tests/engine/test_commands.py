@@ -18,6 +18,7 @@ from tests.engine.helpers import (
     decide,
     do,
     drive,
+    make_pd,
     new_game,
     open_round,
     quick_round,
@@ -112,11 +113,41 @@ def offer_at_2():
     return game
 
 
+# Under the rotation policy (game-rules 2A) every command carries its time, `at`.
+TPPP = {"badge": "B-1", "company": "Acme", "expires": "2027-01-01"}
+
+
+def at_minute(minute: int, commands: list[dict]) -> list[dict]:
+    return [{**c, "at": f"2026-05-01T20:{minute:02d}:00+00:00"} for c in commands]
+
+
+def policy_tppp_banked():
+    """Under the policy: P-1, P-2 and the TPPP T-3 seated; T-3 banked a settled round and
+    P-1 and P-2 declined the next cycle: nobody holds the bank."""
+    game = new_game(6, rotation_policy={})
+    game, _ = drive(game, at_minute(0, [
+        *seat_all([1, 2]), {"type": "sit", "seat": 3, "player": "T-3", "tppp": TPPP},
+        {"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3}, *quick_round(1),
+        {"type": "decline_bank", "seats": [1, 2]},
+    ]))
+    return game
+
+
+def policy_game_ended():
+    """Under the policy P-1 banked alone for 40 minutes: the game ended."""
+    game = new_game(6, rotation_policy={})
+    game, _ = drive(game, at_minute(0, [*seat_all([1, 2]), *make_pd(1), *quick_round(2)]))
+    game, results = drive(game, at_minute(40, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 1},
+                                                {"type": "open_round", "bank": 1000}]))
+    assert results[-1]["game_ended"] == "rotation_window"
+    return game
+
+
 SCENARIOS = {
     f.__name__: f
     for f in (
         fresh, with_pd, betting, preflop, dealt, decided_preflop, flop, river, dealt_river,
-        showdown, pd_only, limit_reached, stopped_after_limit, offer_at_2,
+        showdown, pd_only, limit_reached, stopped_after_limit, offer_at_2, policy_tppp_banked, policy_game_ended,
     )
 }  # fmt: skip
 
@@ -269,6 +300,15 @@ CASES = [
     ("preflop", {"type": "void_round", "reason": "misdeal", "approved_by": ""}, "approval_required"),
     ("showdown", {"type": "void_round", "reason": "misdeal", "approved_by": "  "}, "approval_required"),
     ("showdown", {"type": "void_round", "reason": "misdeal", "approved_by": 7}, "approval_required"),
+]
+CASES += [
+    # the rotation policy's codes (TPPP seating holds with or without the policy)
+    ("policy_tppp_banked", at_minute(1, [{"type": "sit", "seat": 4, "player": "T-4", "tppp": TPPP}])[0], "tppp_limit"),
+    ("fresh", at_minute(1, [{"type": "sit", "seat": 5, "player": "T", "tppp": {**TPPP, "expires": "2026-04-30"}}])[0], "badge_expired"),
+    ("policy_tppp_banked", at_minute(1, [{"type": "offer_bank", "seat": 3}])[0], "tppp_one_round"),
+    ("policy_game_ended", at_minute(41, [{"type": "open_round", "bank": 1000}])[0], "game_ended"),
+    ("policy_game_ended", at_minute(41, [{"type": "offer_bank", "seat": 2}])[0], "game_ended"),
+    ("policy_tppp_banked", {"type": "offer_bank", "seat": 1, "at": "yesterday"}, "invalid_command"),
 ]
 CASES += [
     # already decided on the flop: a 4x pre-flop Play makes no further decisions

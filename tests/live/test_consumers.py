@@ -152,8 +152,49 @@ def test_a_stale_snapshot_with_the_events_applied_equals_a_fresh_one_for_every_c
                 snapshot = apply_event(snapshot, event)
             assert snapshot == await sync_to_async(fresh_state)(logged_in, table.pk, "?role=tablet"), command
             assert answer["version"] == snapshot["version"]
-        assert {c["type"] for c in EVERY_COMMAND} == set(_command_types())
+        # start_game follows a game the rotation window ended (40 minutes of play):
+        # test_start_game_over_the_socket_follows_the_event_protocol prepares one.
+        assert {c["type"] for c in EVERY_COMMAND} == set(_command_types()) - {"start_game"}
         assert await communicator.receive_nothing(timeout=0.3)
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def _table_whose_game_ended() -> int:
+    """A table under the rotation policy where P-1 banked for 45 minutes alone (times given
+    to the service as a replay would): its next open_round ended the game."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tables.services import command_execute, table_create
+    from tests.engine.helpers import quick_round
+
+    table = table_create(name="Policy", config={"seats": 6, "rotation_policy": {}}, created_by="test")
+    start = timezone.now() - timedelta(minutes=45)
+    steps = [(0, [*SEATED[:2], {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *quick_round(2)]),
+             (44, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 1000}])]
+    for minute, commands in steps:
+        for command in commands:
+            assert command_execute(table_id=table.pk, command=command, actor="test", at=start + timedelta(minutes=minute)).ok
+    return table.pk
+
+
+def test_start_game_over_the_socket_follows_the_event_protocol(session_cookie, logged_in):
+    async def scenario():
+        table_id = await sync_to_async(_table_whose_game_ended)()
+        communicator = socket(f"/ws/tables/{table_id}/?role=tablet", session_cookie)
+        assert (await communicator.connect(timeout=TIMEOUT))[0]
+        snapshot = (await communicator.receive_json_from(timeout=TIMEOUT))["snapshot"]
+        assert snapshot["view"]["next"]["step"] == "game_ended"
+        await communicator.send_json_to({"type": "command", "command": {"type": "start_game", "id": "restart"}})
+        messages = await receive_until(communicator, lambda m: m["type"] == "result")
+        assert messages[-1]["result"] == {"ok": True}
+        events = [m for m in messages if m["type"] == "event"] or [await communicator.receive_json_from(timeout=TIMEOUT)]
+        snapshot = apply_event(snapshot, events[0])
+        assert snapshot == await sync_to_async(fresh_state)(logged_in, table_id, "?role=tablet")
+        assert snapshot["view"]["next"]["step"] == "choose_player_dealer"
         await communicator.disconnect()
 
     play(scenario)

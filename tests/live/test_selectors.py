@@ -41,7 +41,9 @@ def test_the_tablet_is_told_one_next_step_at_a_time():
     assert view(table)["next"]["step"] == "choose_player_dealer"
     run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)], {"type": "offer_bank", "seat": 1})
     assert view(table)["next"] == {
-        "step": "offer", "seat": 1, "commands": [{"type": "accept_bank", "seat": 1}, {"type": "decline_bank", "seat": 1}]
+        "step": "offer", "seat": 1, "walk": [1, 2],
+        "commands": [{"type": "accept_bank", "seat": 1}, {"type": "decline_bank", "seat": 1}],
+        "everyone_declines": {"type": "decline_bank", "seats": [1, 2]},
     }
     run(table.pk, {"type": "decline_bank", "seat": 1}, {"type": "decline_bank", "seat": 2})
     v = view(table)

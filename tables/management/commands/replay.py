@@ -7,11 +7,14 @@ unreadable or malformed file, with the reason on stderr (commands.md).
 
 import json
 import sys
+from datetime import datetime, timezone
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone as django_timezone
 
 from rounds.engine.errors import CommandError
+from rounds.engine.policy import parse_time
 from tables.services import command_execute, table_create
 
 REPLAY_ACTOR = "replay"
@@ -79,9 +82,42 @@ def _run(table_config: dict, commands: list) -> list[dict]:
                 )
             except CommandError as problem:
                 raise MalformedReplay(f"bad table configuration: {problem.message}") from None
+            clock = _ReplayClock(django_timezone.now())
             for command in commands:
-                results.append(command_execute(table_id=table.pk, command=command, actor=REPLAY_ACTOR).result)
+                try:
+                    command, at = clock.read(command)
+                except CommandError as problem:
+                    results.append(problem.as_result())  # applied nothing
+                    continue
+                results.append(command_execute(table_id=table.pk, command=command, actor=REPLAY_ACTOR, at=at).result)
             raise _Rollback  # a replay shows what would happen; it leaves nothing behind
     except _Rollback:
         pass
     return results
+
+
+class _ReplayClock:
+    """When each command of a replay file happened (commands.md): its `at`, an ISO 8601
+    UTC time never earlier than the previous `at`; without one, the previous command's
+    time; the first command's, the time the replay starts."""
+
+    def __init__(self, start: datetime):
+        self.now = start
+        self.last_at: datetime | None = None
+
+    def read(self, command) -> tuple[object, datetime]:
+        """The command without its `at` (which only a replay may give), and its time."""
+        if not isinstance(command, dict) or "at" not in command:
+            return command, self.now
+        at = _utc_time(command["at"])
+        if self.last_at is not None and at < self.last_at:
+            raise CommandError("invalid_command", f"'at' {command['at']} is earlier than the previous command's")
+        self.now = self.last_at = at
+        return {k: v for k, v in command.items() if k != "at"}, at
+
+
+def _utc_time(value) -> datetime:
+    at = parse_time(value)
+    if at.utcoffset():
+        raise CommandError("invalid_command", "'at' must be an ISO 8601 UTC time, e.g. 2026-05-01T20:00:00Z")
+    return at.astimezone(timezone.utc)

@@ -51,8 +51,9 @@ DEMO_TABLES = {
         {2: "P-402", 3: "P-403", 4: "P-404", 6: "P-406", 8: "P-408"},
         4,
     ),
-    "Demo UTH-5": (
-        {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES},
+    "Demo UTH-5": (  # under the rotation policy (game-rules 2A): the bank is offered before every round
+        {"seats": 6, "paytable": "UTH-01", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES,
+         "rotation_policy": {}},
         {1: "P-501", 2: "P-502", 3: "P-503"},
         2,
     ),
