@@ -21,7 +21,7 @@ from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS
 from rounds.models import Round
 
 from . import presence
-from .models import Approval, Table, TableEvent
+from .models import AlertAcknowledgement, Approval, Table, TableEvent
 from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
@@ -318,13 +318,51 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     }
     tablets = presence.tablets_connected(ids)
     failing = presence.commands_failing(ids)
+    acks = {}
+    for ack in AlertAcknowledgement.objects.filter(table_id__in=ids, acknowledged_at__gte=day_start).values(
+        "table_id", "kind", "ref", "acknowledged_by__username", "acknowledged_at"
+    ):
+        acks[(ack["table_id"], ack["kind"], ack["ref"])] = {
+            "by": ack["acknowledged_by__username"], "at": ack["acknowledged_at"].isoformat()
+        }
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
-    return [
+    rows = [
         _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []))
         for t in tables
     ]
+    for row in rows:
+        for alert in row["alerts"]:
+            alert["ack"] = acks.get((row["table"], alert["kind"], alert["ref"]))
+    return rows
+
+
+def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
+    """Each alert's identity (its `ref`), by which an acknowledgement names it: its text
+    where the text tells one occurrence from the next (a round number, a count), else the
+    table's version when it was raised (a tablet gone again later is a new alert)."""
+    for alert in alerts:
+        if alert["kind"] in ("tablet_disconnected", "commands_failing", "stopped", "offer_pending"):
+            alert["ref"] = f"{alert['text']} @ {seq}"
+        elif alert["kind"] == "idle":
+            alert["ref"] = f"idle since {last_event_at.isoformat()}"
+        else:
+            alert["ref"] = alert["text"]
+    return alerts
+
+
+def floor_state(is_open: bool, game: TableGame) -> str:
+    """The table's state as the floor colours it."""
+    if not is_open:
+        return "closed"
+    if game.round is not None:
+        return "dealing"
+    if game.rotation.stopped:
+        return "stopped"
+    if game.rotation.pd_seat is None:
+        return "no_player_dealer"
+    return "waiting"
 
 
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
@@ -389,5 +427,6 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "last_command": table.last_command,
         "last_event_at": last_at.isoformat() if last_at else None,
         "tablets": tablets,
-        "alerts": alerts,
+        "state": floor_state(is_open, game),
+        "alerts": _alert_refs(alerts, table.version, last_at),
     }

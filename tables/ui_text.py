@@ -44,3 +44,12 @@ POSTED_TEXT = {
     "per_betting_square": "per betting square in action",
     "total_table_action": "on the total action at the table",
 }
+
+# The floor's table states (tables.selectors.floor_state), as the legend and tiles say them.
+FLOOR_STATES = [
+    ("dealing", "Dealing"),
+    ("waiting", "Waiting for a round"),
+    ("no_player_dealer", "No player-dealer"),
+    ("stopped", "Stopped"),
+    ("closed", "Closed"),
+]

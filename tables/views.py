@@ -23,7 +23,7 @@ from . import presence
 from .models import Table
 from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
-from .ui_text import ERROR_TEXT, POSTED_TEXT
+from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT
 from .visibility import LIVE, TABLET, audience_of
 
 
@@ -42,7 +42,7 @@ def home(request):
 
 @page_for(*READERS)
 def floor(request):
-    return render(request, "tables/floor.html", {"rows": floor_rows()})
+    return render(request, "tables/floor.html", {"rows": floor_rows(), "states": FLOOR_STATES})
 
 
 @page_for(*EVERY_ROLE)
