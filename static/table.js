@@ -595,7 +595,7 @@
   function settlementView(s, kind) {
     const pd = s.player_dealer;
     const totals = seatTotals(s).map(({ seat, action, refund }) => h("tr", { class: `total ${action.kind}`, "data-seat": seat.seat },
-      h("td", {}, `Seat ${seat.seat}`), h("td", { class: "who" }, seat.player),
+      h("td", { class: "who" }, h("strong", {}, `Seat ${seat.seat}`), " ", h("span", { class: "player-name" }, seat.player)),
       h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
       doCell(action, refund ? `refund fee ${money(refund)}` : "")));
     const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
@@ -605,7 +605,7 @@
     return h("div", { class: `settlement ${kind}`, "data-round": s.round },
       h("p", { class: "pd-result" }, `Player-dealer seat ${pd.seat} (${pd.player}): ${HAND[pd.hand]}${pd.qualifies ? "" : ", does not qualify"}.`),
       h("table", { class: "grid totals" },
-        h("thead", {}, h("tr", {}, ...["Seat", "Player", "Hand", "Do (in all)"].map((t) => h("th", {}, t)))),
+        h("thead", {}, h("tr", {}, ...["Seat", "Hand", "Do (in all)"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...totals)),
       h("p", { class: "bank-left" }, `Bank ${money(s.bank)} · player-dealer net ${money(s.pd_net)} · bank left ${money(s.balance)}`,
         s.exhausted ? h("strong", { class: "alert" }, " · bank exhausted") : ""),
