@@ -75,7 +75,7 @@
       ? `Ante ${money(limits.ante_min)} to ${money(limits.ante_max)}` + (limits.trips_min || limits.trips_max
         ? `; Trips ${money(limits.trips_min)} to ${money(limits.trips_max)}.` : ".")
       : "";
-    message = { kind: "error", title: page.errors[code] || page.errors.unknown, detail, code, technical, after: tapCount };
+    message = { kind: "error", title: page.errors[code] || page.unknown_error, detail, code, technical, after: tapCount };
     render();
   }
 

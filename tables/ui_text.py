@@ -31,8 +31,10 @@ ERROR_TEXT = {
     "not_authorized": "You are not allowed to do that.",
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
     "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",
-    "unknown": "The server refused that tap. Check the screen and try again.",
 }
+
+# For a code this version does not know yet (a newer server): still a sentence.
+UNKNOWN_ERROR_TEXT = "The server refused that tap. Check the screen and try again."
 
 # The collection schedule's terms (rounds/engine/fees.py) as the posted rules say them.
 POSTED_TEXT = {
