@@ -202,6 +202,8 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
 
     # Cards dealt by hand, entered on the 52-card picker as they are revealed.
     tablet.click("button:has-text('Enter flop cards')")
+    picks = tablet.evaluate("[...document.querySelectorAll('.picker button.pick')].map((b) => [b.offsetWidth, b.offsetHeight])")
+    assert len(picks) == 52 and all(w >= 44 and h >= 44 for w, h in picks), picks  # touch targets
     pick(tablet, "2c", "7d", "9h")
     expect(row.locator(".street")).to_have_text("#1 flop")
     tablet.click(".seat[data-seat='2'] button:has-text('Check')")
