@@ -228,7 +228,9 @@ def posted_rules(config: dict) -> dict:
     odds = lambda table: [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in table.items()]  # noqa: E731
     schedule = engine_config.fee_schedule
     low = limits.ante_min or _DEFAULT_MINIMUM
+    # Without a posted minimum, a maximum below the default one leaves that maximum alone.
     presets = [low * m for m in _PRESET_MULTIPLES if limits.ante_max is None or low * m <= limits.ante_max]
+    presets = presets or [limits.ante_max]
     return {
         "limits": {"ante_min": limits.ante_min, "ante_max": limits.ante_max,
                    "trips_min": limits.trips_min, "trips_max": limits.trips_max},

@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from django.utils import timezone
 
 from cardroom.access import Actor
@@ -194,3 +196,17 @@ def test_the_floor_names_each_tables_state():
     run(table.pk, {"type": "void_round", "reason": "test", "approved_by": "sup-1"})
     table_open_close(table_id=table.pk, open=False, actor=Actor.system("test"))
     assert row(table)["state"] == "closed"
+
+
+@given(low=st.integers(1, 10**6), spread=st.integers(0, 10**6), has_min=st.booleans(), has_max=st.booleans())
+@settings(max_examples=80, deadline=None)
+def test_ante_presets_are_always_within_the_tables_limits(low, spread, has_min, has_max):
+    from tables.selectors import posted_rules
+
+    limits = {**({"ante_min": low} if has_min else {}), **({"ante_max": low + spread} if has_max else {})}
+    presets = posted_rules({"seats": 6, "limits": limits})["ante_presets"]
+    assert presets and presets == sorted(set(presets))
+    if has_min:
+        assert presets[0] == low
+    if has_max:
+        assert presets[-1] <= low + spread
