@@ -742,6 +742,12 @@
     dialog.showModal();
   }
   if (isTablet) {
+    // The supervisor's name and password are needed only to approve here.
+    for (const choice of $("void-form").querySelectorAll("button[value]")) {
+      choice.addEventListener("click", () => {
+        for (const input of $("void-form").querySelectorAll(".approve-here input")) input.required = choice.value === "approve-here";
+      });
+    }
     $("void-form").addEventListener("submit", (e) => {
       const dialog = $("void-dialog");
       const data = new FormData(e.target);
