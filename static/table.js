@@ -576,11 +576,12 @@
   // collect in all, the wagers returned and the fee refunded.
   function seatTotals(s) {
     const order = [...new Set(s.lines.map((l) => l.seat))];
-    const seats = [...s.seats].sort((a, b) => (order.indexOf(a.seat) + 1 || 99) - (order.indexOf(b.seat) + 1 || 99));
+    const rank = (seat) => (order.includes(seat) ? order.indexOf(seat) : order.length); // a seat with no line last
+    const seats = [...s.seats].sort((a, b) => rank(a.seat) - rank(b.seat));
     const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
     return seats.map((seat) => {
-      const returned = s.lines.filter((l) => l.seat === seat.seat && lineAction(l).kind === "return")
-        .reduce((sum, l) => sum + lineAction(l).amount, 0);
+      const returned = s.lines.filter((l) => l.seat === seat.seat).map(lineAction)
+        .filter((action) => action.kind === "return").reduce((sum, action) => sum + action.amount, 0);
       const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
         : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
         : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };

@@ -225,7 +225,6 @@ def posted_rules(config: dict) -> dict:
     engine_config = TableConfig.from_config(config)
     limits = engine_config.limits
     paytable = engine_config.paytable
-    odds = lambda table: [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in table.items()]  # noqa: E731
     schedule = engine_config.fee_schedule
     low = limits.ante_min or _DEFAULT_MINIMUM
     # Without a posted minimum, a maximum below the default one leaves that maximum alone.
@@ -234,7 +233,7 @@ def posted_rules(config: dict) -> dict:
     return {
         "limits": {"ante_min": limits.ante_min, "ante_max": limits.ante_max,
                    "trips_min": limits.trips_min, "trips_max": limits.trips_max},
-        "paytable": {"name": paytable.name, "blind": odds(paytable.blind), "trips": odds(paytable.trips)},
+        "paytable": {"name": paytable.name, "blind": _pays(paytable.blind), "trips": _pays(paytable.trips)},
         "fees": (
             {"payers": schedule.payers, "player_basis": schedule.player_basis, "pd_basis": schedule.pd_basis,
              "rates": [{"min": r.min, "max": r.max, "player_fee": r.player_fee, "pd_fee": r.pd_fee} for r in schedule.rates]}
@@ -243,6 +242,10 @@ def posted_rules(config: dict) -> dict:
         "max_consecutive_banks": engine_config.max_consecutive_banks,
         "ante_presets": presets,
     }
+
+
+def _pays(odds: dict) -> list[dict]:
+    return [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in odds.items()]
 
 
 # --- the floor ---------------------------------------------------------------------------
@@ -343,15 +346,22 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
 def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
     """Each alert's identity (its `ref`), by which an acknowledgement names it: its text
     where the text tells one occurrence from the next (a round number, a count), else the
-    table's version when it was raised (a tablet gone again later is a new alert)."""
+    table's version while it stands (a tablet gone again later is a new alert; a failing
+    tablet's growing count of retries is not)."""
     for alert in alerts:
         if alert["kind"] in ("tablet_disconnected", "commands_failing", "stopped", "offer_pending"):
-            alert["ref"] = f"{alert['text']} @ {seq}"
+            alert["ref"] = f"{alert['kind']} @ {seq}"
         elif alert["kind"] == "idle":
             alert["ref"] = f"idle since {last_event_at.isoformat()}"
         else:
             alert["ref"] = alert["text"]
     return alerts
+
+
+def void_request_expired(kind: str, round_number: int | None, current_round: int | None) -> bool:
+    """A void asked for a round that is no longer the table's round in progress (settled or
+    voided meanwhile): it can only be dismissed."""
+    return kind == "void" and round_number != current_round
 
 
 def floor_state(is_open: bool, game: TableGame) -> str:
@@ -371,7 +381,7 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     """Requests waiting for a supervisor; a void whose round has ended meanwhile is expired
     (tables.approvals.approval_status), to be dismissed, not approved."""
     current = rnd.number if rnd else None
-    expired = sum(1 for r in requests if r["kind"] == "void" and r["round_number"] != current)
+    expired = sum(1 for r in requests if void_request_expired(r["kind"], r["round_number"], current))
     alerts = []
     if len(requests) > expired:
         n = len(requests) - expired
