@@ -12,6 +12,7 @@
 
   let snapshot = page.snapshot;
   let status = "connecting";
+  let drawn = false; // the page has been drawn once (the socket reports before that)
   // {kind: "error"|"info", title, detail, code, technical, after}: shown until dismissed or
   // until a tap made after it (number > `after`) is accepted.
   let message = null;
@@ -188,6 +189,7 @@
       else pump();
     }
     renderStatus();
+    if (drawn) renderSeats(); // a queued tap's badge says whether it is being sent
   }
 
   const socket = new Live.Socket(`/ws/tables/${page.table}/${isTablet ? "?role=tablet" : ""}`, { onMessage, onStatus });
@@ -214,6 +216,7 @@
   const RENDERERS = [renderStatus, renderBar, renderMessage, renderBoard, renderSeats, renderNext, renderPreview, renderSettlement];
   function render() {
     for (const part of RENDERERS) part();
+    drawn = true;
   }
 
   function renderStatus() {
