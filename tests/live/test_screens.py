@@ -279,3 +279,29 @@ def test_a_server_shuffled_round_of_three_players_takes_16_taps(daphne, betting_
     expect(tablet.locator("#settlement")).to_be_hidden()
     assert Round.objects.get(table=betting_table).status == "settled"
     assert len(taps) == 16
+
+
+def test_a_supervisor_at_the_table_approves_on_the_tablet_and_a_wrong_password_leaves_no_request(
+    daphne, betting_table, browsers
+):
+    from tables.models import Approval
+
+    run(betting_table.pk, {"type": "open_round", "bank": 100000}, {"type": "wager", "seat": 2, "ante": 500},
+        {"type": "no_more_bets"})
+    tablet = log_in(browsers(), daphne.url, "dan", f"/tables/{betting_table.pk}/tablet/")
+
+    def approve_here(password):
+        tablet.click("button:has-text('Request a void')")
+        tablet.fill("#void-dialog input[name=reason]", "shuffler jam")
+        tablet.fill("#void-dialog input[name=username]", "sam")
+        tablet.fill("#void-dialog input[name=password]", password)
+        tablet.click("#void-dialog button[value=approve-here]")
+
+    approve_here("wrong")
+    expect(tablet.locator("#message")).to_contain_text("You are not allowed to do that.")
+    assert not Approval.objects.exists()
+    approve_here("pw")
+    expect(tablet.locator("#message")).to_contain_text("Round voided")
+    assert Round.objects.get(table=betting_table).status == "voided"
+    assert Approval.objects.get().decision.via == "tablet"
+    assert tablet.errors == []
