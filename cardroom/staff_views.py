@@ -23,6 +23,7 @@ from tables.approvals import (
     approval_status,
     tablet_login,
 )
+from tables.alerts import alert_acknowledge
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
 
@@ -197,6 +198,18 @@ def audit_trail(request):
     return render(
         request, "staff/audit.html", {"page": page, "actions": [a for a, _ in AuditEntry.ACTIONS], "q": q}
     )
+
+
+@api_for("supervisor")
+@require_POST
+def alert_acknowledgement(request, table_id: int):
+    """A supervisor acknowledges one of the table's floor alerts: `{"kind", "ref"}`."""
+
+    def acknowledge(body):
+        ack = alert_acknowledge(table_id=table_id, kind=body.get("kind"), ref=body.get("ref"), actor=Actor.from_request(request))
+        return JsonResponse({"ok": True, "by": ack.acknowledged_by.get_username(), "at": ack.acknowledged_at.isoformat()})
+
+    return _json_call(request, acknowledge, status=400, statuses={"wrong_state": 409})
 
 
 @api_for("supervisor")

@@ -1,18 +1,25 @@
-// The floor dashboard: one row per table, kept live by /ws/floor/. The server sends every
-// row on connect (and every 30 s), then the rows that changed, batched (one message per
-// server process per 250 ms window);
-// rows are drawn once per animation frame however many arrive, so 250 busy tables stay
-// smooth. Rows carry the table's seq: an older row (from a slower server process) is
-// ignored.
+// The floor dashboard: a tile per table, coloured by its state, and the list of alerts a
+// supervisor acknowledges. Kept live by /ws/floor/: the server sends every row on connect
+// (and every 30 s), then the rows that changed, batched (one message per server process
+// per 250 ms window); the page is drawn once per animation frame however many arrive, so
+// 250 busy tables stay smooth. Rows carry the table's seq: an older row (from a slower
+// server process) is ignored. What each row says (state, alerts and their refs) is the
+// server's (tables/selectors.py, floor_rows); this page only draws, sorts and filters.
 "use strict";
 
 (() => {
   const { h, money } = Live;
+  const $ = (id) => document.getElementById(id);
   const rows = new Map();
+  const tiles = new Map(); // table -> its tile element, redrawn when its row changes
   const dirty = new Set();
   let frame = null;
-  const tbody = document.getElementById("floor-rows");
+  const STATES = new Map(JSON.parse($("floor-states").textContent));
+  const STATE_ORDER = [...STATES.keys()];
+  const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
   const street = (name) => Live.PHASE[name].toLowerCase();
+  const laTime = (iso) => new Date(iso).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" });
+  const unacknowledged = (r) => r.alerts.filter((a) => !a.ack).length;
 
   function take(row) {
     const had = rows.get(row.table);
@@ -22,30 +29,92 @@
     if (frame === null) frame = requestAnimationFrame(draw);
   }
 
-  function rowEl(r) {
+  // --- a table's tile ---------------------------------------------------------------------
+  function tileEl(r) {
     const pd = r.player_dealer
       ? `Seat ${r.player_dealer.seat} · ${r.player_dealer.player}` +
         (r.player_dealer.consecutive_banks ? ` (${r.player_dealer.consecutive_banks} in a row)` : "")
       : "—";
-    return h("tr", { "data-table": r.table, "data-seq": r.seq, class: r.alerts.length ? "has-alerts" : "" },
-      h("td", {}, h("a", { href: `/tables/${r.table}/` }, r.name)),
-      h("td", { class: "open" }, r.open ? "Open" : "Closed"),
-      h("td", { class: "street" }, r.round ? `#${r.round} ${street(r.street)}` : street(r.street)),
-      h("td", { class: "pd" }, pd, r.tppp ? h("span", { class: "badge tppp" }, ` TPPP seat ${r.tppp.seat} · ${r.tppp.badge}`) : null),
-      windowCell(r),
-      h("td", { class: "num bank-left" }, money(r.bank_left)),
-      h("td", { class: "num seated" }, `${r.seated} / ${r.seats}`),
-      h("td", { class: "num rph" }, r.rounds_per_hour),
-      h("td", { class: "num fees" }, money(r.fees_today)),
-      h("td", {}, h("div", { class: "alerts" },
-        r.meter ? h("span", { class: "meter", "data-meter": r.meter.name }, `${r.meter.name} ${money(r.meter.meter)}`) : null,
-        ...r.alerts.map((a) => h("span", { class: `alert ${a.kind}`, "data-kind": a.kind }, a.text,
-          a.kind === "award_unconfirmed" ? confirmButton(r.table, a.seat) : null)))));
+    const fact = (cls, label, value) => h("div", { class: `fact ${cls}` }, h("span", { class: "label" }, label), h("span", { class: "value" }, value));
+    return h("a", {
+      class: `tile state-${r.state} ${unacknowledged(r) ? "has-alerts" : ""}`, href: `/tables/${r.table}/`,
+      "data-table": r.table, "data-seq": r.seq, "data-state": r.state,
+    },
+    h("div", { class: "tile-head" }, h("span", { class: "name" }, r.name), h("span", { class: `state-chip ${r.state}` }, STATES.get(r.state))),
+    h("div", { class: "street" }, r.round ? `#${r.round} ${street(r.street)}` : street(r.street)),
+    h("div", { class: "pd" }, pd, r.tppp ? h("span", { class: "badge tppp" }, ` TPPP seat ${r.tppp.seat} · ${r.tppp.badge}`) : null),
+    windowFact(r),
+    h("div", { class: "facts" },
+      fact("bank-left", "Bank left", money(r.bank_left)), fact("seated", "Seated", `${r.seated} / ${r.seats}`),
+      fact("rph", "Rounds/h", r.rounds_per_hour), fact("fees", "Fees today", money(r.fees_today)),
+      r.meter ? h("div", { class: "fact meter", "data-meter": r.meter.name }, h("span", { class: "label" }, r.meter.name), h("span", { class: "value" }, money(r.meter.meter))) : null),
+    h("div", { class: "alerts" },
+      ...r.alerts.map((a) => h("span", { class: `alert ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-kind": a.kind }, a.text))));
+  }
+
+  // --- sorting and filtering (the screen's own choice, kept in the address) ------------
+  const SORTS = {
+    name: (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }),
+    alerts: (a, b) => unacknowledged(b) - unacknowledged(a) || b.alerts.length - a.alerts.length,
+    state: (a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state),
+    rounds: (a, b) => b.rounds_per_hour - a.rounds_per_hour,
+    fees: (a, b) => b.fees_today - a.fees_today,
+  };
+  function shown(r) {
+    const filter = $("floor-filter").value;
+    const find = $("floor-find").value.trim().toLowerCase();
+    if (find && !r.name.toLowerCase().includes(find)) return false;
+    if (filter === "alerts") return r.alerts.length > 0;
+    return filter === "all" || r.state === filter;
+  }
+  const params = new URLSearchParams(location.search);
+  for (const [key, id] of [["show", "floor-filter"], ["sort", "floor-sort"], ["find", "floor-find"]]) {
+    if (params.get(key)) $(id).value = params.get(key);
+    $(id).addEventListener("input", () => {
+      params.set(key, $(id).value);
+      history.replaceState(null, "", `?${params}`);
+      for (const id of rows.keys()) dirty.add(id);
+      if (frame === null) frame = requestAnimationFrame(draw);
+    });
+  }
+
+  // --- alerts -----------------------------------------------------------------------------
+  function acknowledge(r, a, button) {
+    button.disabled = true;
+    fetch(`/api/tables/${r.table}/alerts/acknowledge`, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify({ kind: a.kind, ref: a.ref }),
+    }).then((response) => response.json()).then((answer) => {
+      // The row that follows carries the acknowledgement; a refusal (the alert has gone) too.
+      if (!answer.ok) button.replaceWith(h("span", { class: "muted" }, "no longer shown"));
+    }).catch(() => { button.disabled = false; });
+  }
+
+  function alertItem(r, a) {
+    const where = a.kind.startsWith("approval_") ? h("a", { href: "/staff/approvals/" }, a.text) : a.text;
+    return h("li", { class: `alert-item ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-table": r.table, "data-kind": a.kind },
+      h("a", { class: "table-name", href: `/tables/${r.table}/` }, r.name), " ", where, " ",
+      a.kind === "award_unconfirmed" ? confirmButton(r.table, a.seat) : null, " ",
+      a.ack ? h("span", { class: "muted ack" }, `seen by ${a.ack.by} at ${laTime(a.ack.at)}`)
+        : h("button", { class: "quiet", onclick: (e) => acknowledge(r, a, e.currentTarget) }, "Acknowledge"));
+  }
+
+  function drawAlerts(all) {
+    const items = [];
+    for (const r of all) for (const a of r.alerts) items.push([r, a]);
+    items.sort(([, a], [, b]) => Boolean(a.ack) - Boolean(b.ack));
+    const open = items.filter(([, a]) => !a.ack).length;
+    $("alert-count").textContent = `${open} to see${items.length > open ? `, ${items.length - open} seen` : ""}`;
+    $("alert-list").replaceChildren(...(items.length ? items.map(([r, a]) => alertItem(r, a)) : [h("li", { class: "muted" }, "No alert.")]));
+    const waiting = all.reduce((n, r) => n + r.alerts.filter((a) => a.kind.startsWith("approval_")).reduce((m, a) => m + a.count, 0), 0);
+    const banner = $("approvals-banner");
+    banner.hidden = waiting === 0;
+    banner.textContent = `${waiting} approval${waiting === 1 ? "" : "s"} waiting: open the queue`;
   }
 
   // A supervisor confirms a percentage progressive award from here (the command service
   // accepts `confirm_award` from supervisors only, under their name).
-  const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
   function confirmButton(table, seat) {
     return h("button", { class: "secondary confirm-award", onclick: (e) => {
       e.target.disabled = true;
@@ -61,15 +130,16 @@
 
   // The rotation window (game-rules 2A.4): the time left before the window rule would end
   // the game unless another player banks; amber from the server's warn_from, red ended.
-  function windowCell(r) {
+  function windowFact(r) {
     const w = r.window;
-    if (!w) return h("td", { class: "window" }, "—");
-    if (w.state === "ended") return h("td", { class: "window ended" }, "Game ended");
-    if (!w.deadline) return h("td", { class: "window ok" }, "no limit yet");
+    if (!w) return null;
+    const fact = (state, text, extra = {}) => h("div", { class: `fact window ${state}`, ...extra },
+      h("span", { class: "label" }, "Rotation window"), h("span", { class: "value" }, text));
+    if (w.state === "ended") return fact("ended", "Game ended");
+    if (!w.deadline) return fact("ok", "no limit yet");
     const now = Date.now();
     const left = Math.max(0, Math.floor((Date.parse(w.deadline) - now) / 60000));
-    const state = now >= Date.parse(w.warn_from) ? "warning" : "ok";
-    return h("td", { class: `window ${state}`, "data-deadline": w.deadline }, `${left} min left`);
+    return fact(now >= Date.parse(w.warn_from) ? "warning" : "ok", `${left} min left`, { "data-deadline": w.deadline });
   }
   // Minutes tick between the server's rows.
   setInterval(() => { for (const r of rows.values()) if (r.window && r.window.deadline) dirty.add(r.table);
@@ -77,16 +147,23 @@
 
   function draw() {
     frame = null;
+    const container = $("floor-tiles");
     for (const id of dirty) {
-      const el = rowEl(rows.get(id));
-      const old = tbody.querySelector(`tr[data-table="${id}"]`);
-      if (old) old.replaceWith(el);
-      else tbody.append(el);
+      const el = tileEl(rows.get(id));
+      const old = tiles.get(id);
+      if (old) old.replaceWith(el); else container.append(el);
+      tiles.set(id, el);
     }
     dirty.clear();
-    const all = [...rows.values()];
-    const alerts = all.reduce((n, r) => n + r.alerts.length, 0);
-    document.getElementById("floor-summary").textContent =
+    const all = [...rows.values()].sort(SORTS[$("floor-sort").value] || SORTS.name);
+    for (const r of all) {
+      const el = tiles.get(r.table);
+      el.hidden = !shown(r);
+      container.append(el); // in sort order (moves, does not copy)
+    }
+    drawAlerts(all);
+    const alerts = all.reduce((n, r) => n + unacknowledged(r), 0);
+    $("floor-summary").textContent =
       `${all.filter((r) => r.open).length} open of ${all.length} tables · ${alerts} alert${alerts === 1 ? "" : "s"} · ` +
       `fees today ${money(all.reduce((n, r) => n + r.fees_today, 0))}`;
   }
@@ -96,11 +173,11 @@
   }
 
   function onStatus(s) {
-    const el = document.getElementById("status");
+    const el = $("status");
     el.textContent = Live.STATUS_TEXT[s] || s;
     el.dataset.state = s;
   }
 
-  JSON.parse(document.getElementById("floor-data").textContent).forEach(take);
+  JSON.parse($("floor-data").textContent).forEach(take);
   new Live.Socket("/ws/floor/", { onMessage, onStatus });
 })();

@@ -12,6 +12,7 @@
 
   let snapshot = page.snapshot;
   let status = "connecting";
+  let drawn = false; // the page has been drawn once (the socket reports before that)
   // {kind: "error"|"info", title, detail, code, technical, after}: shown until dismissed or
   // until a tap made after it (number > `after`) is accepted.
   let message = null;
@@ -75,7 +76,7 @@
       ? `Ante ${money(limits.ante_min)} to ${money(limits.ante_max)}` + (limits.trips_min || limits.trips_max
         ? `; Trips ${money(limits.trips_min)} to ${money(limits.trips_max)}.` : ".")
       : "";
-    message = { kind: "error", title: page.errors[code] || page.errors.unknown, detail, code, technical, after: tapCount };
+    message = { kind: "error", title: page.errors[code] || page.unknown_error, detail, code, technical, after: tapCount };
     render();
   }
 
@@ -188,6 +189,7 @@
       else pump();
     }
     renderStatus();
+    if (drawn) renderSeats(); // a queued tap's badge says whether it is being sent
   }
 
   const socket = new Live.Socket(`/ws/tables/${page.table}/${isTablet ? "?role=tablet" : ""}`, { onMessage, onStatus });
@@ -214,6 +216,7 @@
   const RENDERERS = [renderStatus, renderBar, renderMessage, renderNotice, renderBoard, renderSeats, renderNext, renderPreview, renderSettlement];
   function render() {
     for (const part of RENDERERS) part();
+    drawn = true;
   }
 
   function renderStatus() {
@@ -652,11 +655,12 @@
   // collect in all, the wagers returned and the fee refunded.
   function seatTotals(s) {
     const order = [...new Set(s.lines.map((l) => l.seat))];
-    const seats = [...s.seats].sort((a, b) => (order.indexOf(a.seat) + 1 || 99) - (order.indexOf(b.seat) + 1 || 99));
+    const rank = (seat) => (order.includes(seat) ? order.indexOf(seat) : order.length); // a seat with no line last
+    const seats = [...s.seats].sort((a, b) => rank(a.seat) - rank(b.seat));
     const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
     return seats.map((seat) => {
-      const returned = s.lines.filter((l) => l.seat === seat.seat && lineAction(l).kind === "return")
-        .reduce((sum, l) => sum + lineAction(l).amount, 0);
+      const returned = s.lines.filter((l) => l.seat === seat.seat).map(lineAction)
+        .filter((action) => action.kind === "return").reduce((sum, action) => sum + action.amount, 0);
       const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
         : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
         : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
@@ -671,7 +675,7 @@
   function settlementView(s, kind) {
     const pd = s.player_dealer;
     const totals = seatTotals(s).map(({ seat, action, refund }) => h("tr", { class: `total ${action.kind}`, "data-seat": seat.seat },
-      h("td", {}, `Seat ${seat.seat}`), h("td", { class: "who" }, seat.player),
+      h("td", { class: "who" }, h("strong", {}, `Seat ${seat.seat}`), " ", h("span", { class: "player-name" }, seat.player)),
       h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
       doCell(action, refund ? `refund fee ${money(refund)}` : "")));
     const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
@@ -681,7 +685,7 @@
     return h("div", { class: `settlement ${kind}`, "data-round": s.round },
       h("p", { class: "pd-result" }, `Player-dealer seat ${pd.seat} (${pd.player}): ${HAND[pd.hand]}${pd.qualifies ? "" : ", does not qualify"}.`),
       h("table", { class: "grid totals" },
-        h("thead", {}, h("tr", {}, ...["Seat", "Player", "Hand", "Do (in all)"].map((t) => h("th", {}, t)))),
+        h("thead", {}, h("tr", {}, ...["Seat", "Hand", "Do (in all)"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...totals)),
       h("p", { class: "bank-left" }, `Bank ${money(s.bank)} · player-dealer net ${money(s.pd_net)} · bank left ${money(s.balance)}`,
         s.exhausted ? h("strong", { class: "alert" }, " · bank exhausted") : ""),
@@ -836,6 +840,12 @@
     dialog.showModal();
   }
   if (isTablet) {
+    // The supervisor's name and password are needed only to approve here.
+    for (const choice of $("void-form").querySelectorAll("button[value]")) {
+      choice.addEventListener("click", () => {
+        for (const input of $("void-form").querySelectorAll(".approve-here input")) input.required = choice.value === "approve-here";
+      });
+    }
     $("void-form").addEventListener("submit", (e) => {
       const dialog = $("void-dialog");
       const data = new FormData(e.target);

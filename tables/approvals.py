@@ -22,6 +22,7 @@ from rounds.models import Round
 
 from .events import floor_row_changed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table
+from .selectors import void_request_expired
 from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
 
 VIA = ("device", "tablet")
@@ -121,11 +122,8 @@ def approval_status(approval: Approval) -> str:
     decision = getattr(approval, "decision", None)
     if decision is not None:
         return "approved" if decision.approved else "refused"
-    if approval.kind == "void":
-        current = (approval.table.state.get("round") or {}).get("number")
-        if current != approval.round_number:
-            return "expired"
-    return "pending"
+    current = (approval.table.state.get("round") or {}).get("number")
+    return "expired" if void_request_expired(approval.kind, approval.round_number, current) else "pending"
 
 
 def _round_of(table: Table, kind: str, payload: dict) -> int | None:

@@ -301,3 +301,19 @@ class RoundCorrection(models.Model):
     class Meta:
         # A round is reversed at most once (the service also checks it under the table lock).
         constraints = [models.UniqueConstraint(fields=["round"], name="one_correction_per_round")]
+
+
+class AlertAcknowledgement(models.Model):
+    """A supervisor has seen a floor alert and taken it in hand (tables.selectors floor
+    rows). `ref` is the alert's identity: the same alert again keeps its ref, a new
+    occurrence (another round exhausted, another disconnection) has a new one and shows
+    unacknowledged. Append-only: who acknowledged what, and when, stays on record."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=32)
+    ref = models.CharField(max_length=200)
+    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    acknowledged_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "acknowledged_at"], name="alert_ack_table_at")]

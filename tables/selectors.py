@@ -24,7 +24,7 @@ from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS
 from rounds.models import Round
 
 from . import presence
-from .models import Approval, Table, TableEvent
+from .models import AlertAcknowledgement, Approval, Table, TableEvent
 from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
@@ -286,14 +286,15 @@ def posted_rules(config: dict) -> dict:
     engine_config = TableConfig.from_config(config)
     limits = engine_config.limits
     paytable = engine_config.paytable
-    odds = lambda table: [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in table.items()]  # noqa: E731
     schedule = engine_config.fee_schedule
     low = limits.ante_min or _DEFAULT_MINIMUM
+    # Without a posted minimum, a maximum below the default one leaves that maximum alone.
     presets = [low * m for m in _PRESET_MULTIPLES if limits.ante_max is None or low * m <= limits.ante_max]
+    presets = presets or [limits.ante_max]
     return {
         "limits": {"ante_min": limits.ante_min, "ante_max": limits.ante_max,
                    "trips_min": limits.trips_min, "trips_max": limits.trips_max},
-        "paytable": {"name": paytable.name, "blind": odds(paytable.blind), "trips": odds(paytable.trips)},
+        "paytable": {"name": paytable.name, "blind": _pays(paytable.blind), "trips": _pays(paytable.trips)},
         "fees": (
             {"payers": schedule.payers, "player_basis": schedule.player_basis, "pd_basis": schedule.pd_basis,
              "rates": [{"min": r.min, "max": r.max, "player_fee": r.player_fee, "pd_fee": r.pd_fee} for r in schedule.rates]}
@@ -304,6 +305,10 @@ def posted_rules(config: dict) -> dict:
         # The side bets offered, their pay tables and limits (game-rules 10), or None.
         "side_bets": engine_config.side_bets.to_config(),
     }
+
+
+def _pays(odds: dict) -> list[dict]:
+    return [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in odds.items()]
 
 
 # --- the floor ---------------------------------------------------------------------------
@@ -381,18 +386,65 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     }
     tablets = presence.tablets_connected(ids)
     failing = presence.commands_failing(ids)
+    acks = {}
+    for ack in AlertAcknowledgement.objects.filter(table_id__in=ids, acknowledged_at__gte=day_start).values(
+        "table_id", "kind", "ref", "acknowledged_by__username", "acknowledged_at"
+    ):
+        acks[(ack["table_id"], ack["kind"], ack["ref"])] = {
+            "by": ack["acknowledged_by__username"], "at": ack["acknowledged_at"].isoformat()
+        }
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
     meter_names = {_meter_name(t.state) for t in tables} - {None}
     meters = {m.name: m for m in JackpotMeter.objects.filter(name__in=meter_names)} if meter_names else {}
-    return [
+    rows = [
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
             meters.get(_meter_name(t.state)),
         )
         for t in tables
     ]
+    for row in rows:
+        for alert in row["alerts"]:
+            alert["ack"] = acks.get((row["table"], alert["kind"], alert["ref"]))
+    return rows
+
+
+def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
+    """Each alert's identity (its `ref`), by which an acknowledgement names it: its text
+    where the text tells one occurrence from the next (a round number, a count), else the
+    table's version while it stands (a tablet gone again later is a new alert; a failing
+    tablet's growing count of retries is not)."""
+    for alert in alerts:
+        if alert["kind"] in (
+            "tablet_disconnected", "commands_failing", "stopped", "offer_pending", "game_ended", "window_warning", "meter_below_seed",
+        ):
+            alert["ref"] = f"{alert['kind']} @ {seq}"
+        elif alert["kind"] == "idle":
+            alert["ref"] = f"idle since {last_event_at.isoformat()}"
+        else:
+            alert["ref"] = alert["text"]
+    return alerts
+
+
+def void_request_expired(kind: str, round_number: int | None, current_round: int | None) -> bool:
+    """A void asked for a round that is no longer the table's round in progress (settled or
+    voided meanwhile): it can only be dismissed."""
+    return kind == "void" and round_number != current_round
+
+
+def floor_state(is_open: bool, game: TableGame) -> str:
+    """The table's state as the floor colours it."""
+    if not is_open:
+        return "closed"
+    if game.round is not None:
+        return "dealing"
+    if game.rotation.stopped or (game.policy is not None and game.clock.ended):
+        return "stopped"
+    if game.rotation.pd_seat is None:
+        return "no_player_dealer"
+    return "waiting"
 
 
 def _meter_name(state: dict) -> str | None:
@@ -422,7 +474,7 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     """Requests waiting for a supervisor; a void whose round has ended meanwhile is expired
     (tables.approvals.approval_status), to be dismissed, not approved."""
     current = rnd.number if rnd else None
-    expired = sum(1 for r in requests if r["kind"] == "void" and r["round_number"] != current)
+    expired = sum(1 for r in requests if void_request_expired(r["kind"], r["round_number"], current))
     alerts = []
     if len(requests) > expired:
         n = len(requests) - expired
@@ -489,7 +541,8 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "last_command": table.last_command,
         "last_event_at": last_at.isoformat() if last_at else None,
         "tablets": tablets,
-        "alerts": alerts,
+        "state": floor_state(is_open, game),
+        "alerts": _alert_refs(alerts, table.version, last_at),
         "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
         "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
         "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,

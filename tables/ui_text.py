@@ -39,8 +39,10 @@ ERROR_TEXT = {
     "bad_beat_needs_trips": "A Bad Beat wager needs a Trips wager at the same seat.",
     "invalid_progressive_wager": "The progressive wager is the table's fixed amount.",
     "award_unconfirmed": "A progressive award must be confirmed by a supervisor before the round settles.",
-    "unknown": "The server refused that tap. Check the screen and try again.",
 }
+
+# For a code this version does not know yet (a newer server): still a sentence.
+UNKNOWN_ERROR_TEXT = "The server refused that tap. Check the screen and try again."
 
 # The collection schedule's terms (rounds/engine/fees.py) as the posted rules say them.
 POSTED_TEXT = {
@@ -52,3 +54,12 @@ POSTED_TEXT = {
     "per_betting_square": "per betting square in action",
     "total_table_action": "on the total action at the table",
 }
+
+# The floor's table states (tables.selectors.floor_state), as the legend and tiles say them.
+FLOOR_STATES = [
+    ("dealing", "Dealing"),
+    ("waiting", "Waiting for a round"),
+    ("no_player_dealer", "No player-dealer"),
+    ("stopped", "Stopped"),
+    ("closed", "Closed"),
+]

@@ -23,7 +23,7 @@ from . import presence
 from .models import Table
 from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
-from .ui_text import ERROR_TEXT, POSTED_TEXT
+from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
 from .visibility import LIVE, TABLET, audience_of
 
 
@@ -42,7 +42,7 @@ def home(request):
 
 @page_for(*READERS)
 def floor(request):
-    return render(request, "tables/floor.html", {"rows": floor_rows()})
+    return render(request, "tables/floor.html", {"rows": floor_rows(), "states": FLOOR_STATES})
 
 
 @page_for(*EVERY_ROLE)
@@ -70,6 +70,7 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "table": table.pk,
                 "snapshot": table_snapshot(table, audience),
                 "errors": ERROR_TEXT,
+                "unknown_error": UNKNOWN_ERROR_TEXT,
                 # As posted when the page was opened: an open table's configuration
                 # changes only with a second supervisor's approval, between rounds.
                 "posted": posted_rules(table.state["config"]),

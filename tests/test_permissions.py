@@ -61,6 +61,7 @@ MATRIX = {
     # (tests/service/test_approvals_travel.py).
     "api/approvals/<int:approval_id>": ("get", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
     "api/approvals/<int:approval_id>/decide": ("post", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/alerts/acknowledge": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/open": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/config": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "compliance/": ("get", READERS),
@@ -151,6 +152,7 @@ BODIES = {
     "api/tables/<int:table_id>/approvals": {"kind": "void", "payload": {"reason": "misdeal"}},
     "api/approvals/<int:approval_id>/decide": {"username": "nobody", "password": "x", "approve": True},
     "api/tables/<int:table_id>/open": {"open": True},
+    "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
 }
 

@@ -51,6 +51,8 @@ REFUSED = [
     "DELETE FROM tables_chaincheckpoint",
     "DELETE FROM cardroom_auditentry",
     "DELETE FROM rounds_round",
+    "DELETE FROM tables_alertacknowledgement",
+    "UPDATE tables_alertacknowledgement SET ref = ''",
     "CREATE TABLE sneaky (id int)",
 ]
 

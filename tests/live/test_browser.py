@@ -154,7 +154,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     floor = log_in(browsers(), daphne.url, "/floor/")
     expect(floor.locator("#status")).to_have_text("Live")
     floor.evaluate("window.loadedOnce = true")  # gone if the page ever reloads
-    row = floor.locator(f"tr[data-table='{table.pk}']")
+    row = floor.locator(f".tile[data-table='{table.pk}']")
     expect(row.locator(".street")).to_have_text("between rounds")
     expect(row.locator(".alerts")).to_contain_text("Tablet disconnected")
 
@@ -167,7 +167,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     tablet.fill("input[name=bank]", "1000")
     tablet.click("button:has-text('Open round')")
     expect(row.locator(".street")).to_have_text("#1 betting")
-    expect(row.locator(".bank-left")).to_have_text("$1,000.00")
+    expect(row.locator(".bank-left .value")).to_have_text("$1,000.00")
     tablet.click(".seat[data-seat='2'] button:has-text('Bet')")
     expect(tablet.locator(".seat[data-seat='2'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
     seat3 = tablet.locator(".seat[data-seat='3']")
@@ -178,7 +178,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     tablet.click("button:has-text('No more bets')")
     expect(row.locator(".street")).to_have_text("#1 pre-flop")
     # Collection fees at "no more bets": $1 per player, 50 cents per player for the PD.
-    expect(row.locator(".fees")).to_have_text("$3.00")
+    expect(row.locator(".fees .value")).to_have_text("$3.00")
 
     # Dealt by hand: the pre-flop decisions are offered once the dealer says so.
     expect(tablet.locator(".seat[data-seat='2'] button:has-text('Check')")).to_have_count(0)
@@ -202,6 +202,8 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
 
     # Cards dealt by hand, entered on the 52-card picker as they are revealed.
     tablet.click("button:has-text('Enter flop cards')")
+    picks = tablet.evaluate("[...document.querySelectorAll('.picker button.pick')].map((b) => [b.offsetWidth, b.offsetHeight])")
+    assert len(picks) == 52 and all(w >= 44 and h >= 44 for w, h in picks), picks  # touch targets
     pick(tablet, "2c", "7d", "9h")
     expect(row.locator(".street")).to_have_text("#1 flop")
     tablet.click(".seat[data-seat='2'] button:has-text('Check')")
@@ -220,7 +222,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     overlay = tablet.locator("#settlement")
     expect(overlay).to_be_visible()
     expect(row.locator(".street")).to_have_text("between rounds")
-    expect(row.locator(".rph")).to_have_text("1")
+    expect(row.locator(".rph .value")).to_have_text("1")
 
     settled = Round.objects.get(table=table)
     lines = list(SettlementLine.objects.filter(round=settled).order_by("order"))

@@ -128,7 +128,7 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
             tablet.click("#next button:has-text('Settle')")
             overlay = tablet.locator("#settlement")
             expect(overlay).to_be_visible()
-            expect(overlay.locator("tr.line").first).to_be_visible()
+            expect(overlay.locator("tr.total").first).to_be_visible()
             tablet.screenshot(path=ARTIFACTS / "default-setup-settlement.png", full_page=True)
             assert tablet.errors == []
 

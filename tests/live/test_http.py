@@ -48,7 +48,7 @@ def test_the_demo_login_opens_the_pages(table, dealer):
         ("/", "Dealer tablet"),
         ("/floor/", "Floor"),
         (f"/tables/{table.pk}/", "Read-only live view"),
-        (f"/tables/{table.pk}/tablet/", "Void the round"),
+        (f"/tables/{table.pk}/tablet/", "Request a void"),
     ):
         response = client.get(page)
         assert response.status_code == 200, page

@@ -43,9 +43,9 @@ def policy_table(transactional_db, dealer):
 
 def test_the_offer_step_notice_badge_and_the_floors_window(daphne, policy_table, browsers):  # noqa: F811
     floor = log_in(browsers(), daphne.url, "/floor/")
-    row = floor.locator(f"tr[data-table='{policy_table.pk}']")
-    expect(row.locator("td.window")).to_have_class("window warning")
-    expect(row.locator("td.window")).to_contain_text("min left")
+    row = floor.locator(f"a.tile[data-table='{policy_table.pk}']")
+    expect(row.locator(".fact.window")).to_have_class("fact window warning")
+    expect(row.locator(".fact.window")).to_contain_text("min left")
     expect(row.locator(".pd")).to_contain_text("B-77")
     expect(row.locator(".alerts")).to_contain_text("Rotation window")
 
@@ -61,5 +61,5 @@ def test_the_offer_step_notice_badge_and_the_floors_window(daphne, policy_table,
     tablet.click("button.everyone-declines")
     expect(tablet.locator("#next")).to_contain_text("every seat declined")
     assert RotationLogEntry.objects.filter(table=policy_table, action="decline").count() == before + 3
-    expect(floor.locator(f"tr[data-table='{policy_table.pk}'] .alerts")).to_contain_text("no player-dealer")
+    expect(floor.locator(f"a.tile[data-table='{policy_table.pk}'] .alerts")).to_contain_text("no player-dealer")
     assert not tablet.errors and not floor.errors

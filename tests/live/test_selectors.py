@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from django.utils import timezone
 
 from cardroom.access import Actor
@@ -100,7 +102,7 @@ def test_the_floor_flags_stops_offers_voids_and_idle_tables():
         {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 2, "ante": 1000}, {"type": "no_more_bets"},
         {"type": "void_round", "reason": "misdeal", "approved_by": "sup-1"})
     r = row(table)
-    assert [a for a in r["alerts"] if a["kind"] == "void"] == [{"kind": "void", "text": "1 void(s) today, last: misdeal"}]
+    assert [a["text"] for a in r["alerts"] if a["kind"] == "void"] == ["1 void(s) today, last: misdeal"]
     assert r["fees_today"] == 0  # a void refunds every fee
     assert "idle" not in kinds(r)
     assert "idle" in kinds(row(table, now=timezone.now() + timedelta(minutes=11)))
@@ -161,3 +163,52 @@ def test_a_missing_tablet_is_an_alert_only_where_a_game_is_on():
     assert "tablet_disconnected" not in kinds(row(quiet))  # open, nobody seated
     run(quiet.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     assert "tablet_disconnected" in kinds(row(quiet))
+
+
+def test_a_floor_alert_acknowledged_stays_marked_until_a_new_occurrence(django_user_model):
+    from rounds.engine.errors import CommandError
+    from tables.alerts import alert_acknowledge
+
+    sup = django_user_model.objects.create_user("sam")
+    table = make_table(seats=3)
+    run(table.pk, {"type": "sit", "seat": 1, "player": "P-1"})
+    (missing,) = [a for a in row(table)["alerts"] if a["kind"] == "tablet_disconnected"]
+    assert missing["ack"] is None
+    alert_acknowledge(table_id=table.pk, kind=missing["kind"], ref=missing["ref"], actor=Actor.of(sup))
+    (seen,) = [a for a in row(table)["alerts"] if a["kind"] == "tablet_disconnected"]
+    assert seen["ack"]["by"] == "sam"
+    run(table.pk, {"type": "sit", "seat": 2, "player": "P-2"})  # still no tablet, later: a new occurrence
+    (again,) = [a for a in row(table)["alerts"] if a["kind"] == "tablet_disconnected"]
+    assert again["ack"] is None
+    with pytest.raises(CommandError) as gone:
+        alert_acknowledge(table_id=table.pk, kind="stopped", ref="whatever", actor=Actor.of(sup))
+    assert gone.value.code == "wrong_state"
+
+
+def test_the_floor_names_each_tables_state():
+    table = make_table(seats=3)
+    assert row(table)["state"] == "no_player_dealer"
+    run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)], {"type": "offer_bank", "seat": 1},
+        {"type": "decline_bank", "seat": 1}, {"type": "decline_bank", "seat": 2})
+    assert row(table)["state"] == "stopped"
+    run(table.pk, {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
+    assert row(table)["state"] == "waiting"
+    run(table.pk, {"type": "open_round", "bank": 10000})
+    assert row(table)["state"] == "dealing"
+    run(table.pk, {"type": "void_round", "reason": "test", "approved_by": "sup-1"})
+    table_open_close(table_id=table.pk, open=False, actor=Actor.system("test"))
+    assert row(table)["state"] == "closed"
+
+
+@given(low=st.integers(1, 10**6), spread=st.integers(0, 10**6), has_min=st.booleans(), has_max=st.booleans())
+@settings(max_examples=80, deadline=None)
+def test_ante_presets_are_always_within_the_tables_limits(low, spread, has_min, has_max):
+    from tables.selectors import posted_rules
+
+    limits = {**({"ante_min": low} if has_min else {}), **({"ante_max": low + spread} if has_max else {})}
+    presets = posted_rules({"seats": 6, "limits": limits})["ante_presets"]
+    assert presets and presets == sorted(set(presets))
+    if has_min:
+        assert presets[0] == low
+    if has_max:
+        assert presets[-1] <= low + spread

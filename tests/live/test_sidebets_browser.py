@@ -40,8 +40,9 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     ARTIFACTS.mkdir(exist_ok=True)
     floor = log_in(browsers(), daphne.url, "/floor/")
     expect(floor.locator("#status")).to_have_text("Live")
-    row = floor.locator(f"tr[data-table='{royal.pk}']")
-    expect(row.locator(".meter")).to_have_text("UTH-PROG-1 $10,000.80")
+    row = floor.locator(f"a.tile[data-table='{royal.pk}']")
+    expect(row.locator(".meter")).to_contain_text("UTH-PROG-1")
+    expect(row.locator(".meter .value")).to_have_text("$10,000.80")
     expect(row.locator(".alert.award_unconfirmed")).to_contain_text("seat 2")
 
     # The side bets the table offers, beside the Ante and Trips.
@@ -67,7 +68,7 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     expect(tablet.locator("#next")).to_contain_text("Supervisor confirms seat 2")
     expect(tablet.locator("#next button:has-text('Settle')")).to_have_count(0)
     tablet.screenshot(path=ARTIFACTS / "tablet-award.png", full_page=True)
-    row.locator("button.confirm-award").click()
+    floor.locator(f"#alert-list li.award_unconfirmed[data-table='{royal.pk}'] button.confirm-award").click()
     expect(row.locator(".alert.award_unconfirmed")).to_have_count(0)
     tablet.click("#next button:has-text('Settle')")
     overlay = tablet.locator("#settlement")

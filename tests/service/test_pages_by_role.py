@@ -60,3 +60,13 @@ def test_a_supervisor_sees_how_many_approvals_wait(staff):  # noqa: F811
     page = client_of(staff["sup"]).get("/").content.decode()
     assert '<span class="count" id="approvals-waiting">1</span>' in page
     assert "approvals-waiting" not in client_of(staff["dealer"]).get("/").content.decode()
+
+
+def test_a_server_error_is_the_sites_500_page(staff, rf):  # noqa: F811
+    from cardroom.staff_views import server_error
+
+    request = rf.get("/floor/")
+    request.user = staff["sup"]
+    response = server_error(request)
+    assert response.status_code == 500 and 'data-status="500"' in response.content.decode()
+    assert "Nothing was changed" in response.content.decode()
