@@ -152,9 +152,9 @@ def test_a_stale_snapshot_with_the_events_applied_equals_a_fresh_one_for_every_c
                 snapshot = apply_event(snapshot, event)
             assert snapshot == await sync_to_async(fresh_state)(logged_in, table.pk, "?role=tablet"), command
             assert answer["version"] == snapshot["version"]
-        # start_game follows a game the rotation window ended (40 minutes of play):
-        # test_start_game_over_the_socket_follows_the_event_protocol prepares one.
-        assert {c["type"] for c in EVERY_COMMAND} == set(_command_types()) - {"start_game"}
+        # start_game follows a game the rotation window ended (40 minutes of play), and
+        # confirm_award a percentage progressive award: each has its own test below.
+        assert {c["type"] for c in EVERY_COMMAND} == set(_command_types()) - {"start_game", "confirm_award"}
         assert await communicator.receive_nothing(timeout=0.3)
         await communicator.disconnect()
 
@@ -195,6 +195,44 @@ def test_start_game_over_the_socket_follows_the_event_protocol(session_cookie, l
         snapshot = apply_event(snapshot, events[0])
         assert snapshot == await sync_to_async(fresh_state)(logged_in, table_id, "?role=tablet")
         assert snapshot["view"]["next"]["step"] == "choose_player_dealer"
+        await communicator.disconnect()
+
+    play(scenario)
+
+
+def _table_with_an_award_to_confirm() -> int:
+    """A progressive table at its showdown, seat 2 holding a royal flush in its first five
+    cards: a 100% award that waits for a supervisor's confirm_award (game-rules 10.3)."""
+    from tables.services import command_execute, table_create
+    from tests.engine.test_sidebets import PROGRESSIVE
+
+    table = table_create(name="Progressive", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    for command in (
+        *SEATED[:3], {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 100000}, {"type": "wager", "seat": 2, "ante": 500, "progressive": True},
+        {"type": "wager", "seat": 3, "ante": 500}, {"type": "no_more_bets"},
+        {"type": "check", "seat": 2}, {"type": "check", "seat": 3}, {"type": "flop", "cards": ["Qs", "Js", "Ts"]},
+        {"type": "check", "seat": 2}, {"type": "check", "seat": 3}, {"type": "turn_river", "cards": ["2c", "3d"]},
+        {"type": "play", "seat": 2, "multiple": 1}, {"type": "play", "seat": 3, "multiple": 1},
+        {"type": "showdown", "player_dealer": ["4c", "5d"], "hands": {"2": ["As", "Ks"], "3": ["8h", "8d"]}},
+    ):
+        assert command_execute(table_id=table.pk, command=command, actor="test").ok, command
+    return table.pk
+
+
+def test_confirm_award_over_the_socket_follows_the_event_protocol(session_cookie, logged_in):
+    async def scenario():
+        table_id = await sync_to_async(_table_with_an_award_to_confirm)()
+        communicator = socket(f"/ws/tables/{table_id}/?role=tablet", session_cookie)
+        assert (await communicator.connect(timeout=TIMEOUT))[0]
+        snapshot = (await communicator.receive_json_from(timeout=TIMEOUT))["snapshot"]
+        await communicator.send_json_to({"type": "command", "command": {"type": "confirm_award", "seat": 2, "id": "ok"}})
+        messages = await receive_until(communicator, lambda m: m["type"] == "result")
+        assert messages[-1]["result"]["ok"], messages[-1]
+        events = [m for m in messages if m["type"] == "event"] or [await communicator.receive_json_from(timeout=TIMEOUT)]
+        assert [e["seq"] for e in events] == [snapshot["version"] + 1]
+        snapshot = apply_event(snapshot, events[0])
+        assert snapshot == await sync_to_async(fresh_state)(logged_in, table_id, "?role=tablet")
         await communicator.disconnect()
 
     play(scenario)
