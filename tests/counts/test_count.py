@@ -1,0 +1,167 @@
+"""The count of a gaming day of simulated play: boxes, the two-person count, variance
+thresholds, recounts, the shift close and its reopen."""
+
+import pytest
+from django.db.models import Sum
+
+from collections_fees import counts
+from collections_fees.counts import CountError
+from collections_fees.models import BoxCount, CollectionEntry, ShiftClose
+from collections_fees.selectors import Filters, daily_totals
+
+from .play import AFTER_THE_DAY, DAY, person, pieces, play
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def day(clock):
+    played = play(clock)
+    clock.set(*AFTER_THE_DAY)
+    return played
+
+
+def count_shift(day, shift, *, adjust=None):
+    """Open the shift's sheet and count every box as the log expects (`adjust`: box ->
+    cents to add), by the first counter."""
+    sheet = counts.count_sheet_open(gaming_day=DAY, shift=shift, actor=day.counters[0])
+    for box_id in counts.placed_boxes(sheet):
+        expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift=shift)
+        counted = expected + (adjust or {}).get(box_id, 0)
+        counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(counted), actor=day.counters[0])
+    return sheet
+
+
+def sign_and_close(day, sheet):
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    return counts.shift_close(gaming_day=sheet.gaming_day, shift=sheet.shift, actor=day.supervisor)
+
+
+def test_every_collection_entry_knows_the_box_that_was_on_its_table(day):
+    first = day.tables[0]
+    entries = CollectionEntry.objects.filter(gaming_day=DAY)
+    assert entries.count() > 0 and not entries.filter(box__isnull=True).exists()
+    for entry in entries:
+        assert entry.box_id in {b.pk for b in day.boxes[(entry.table_id, entry.shift)]}
+    # After the swap, the day shift's lines of the first table went into the spare box.
+    spare = day.boxes[(first.pk, "day")][1]
+    swapped = entries.filter(box=spare)
+    assert swapped.filter(kind="fee").exists() and swapped.filter(kind="refund", reason="round_voided").exists()
+
+
+def test_a_days_count_reconciles_to_the_cent_with_the_collection_log(day):
+    for shift in ("day", "swing", "grave"):
+        sign_and_close(day, count_shift(day, shift))
+    counted = {}
+    for count in BoxCount.objects.filter(sheet__gaming_day=DAY):
+        assert count.variance == 0 and count.counted == sum(int(d) * n for d, n in count.denominations.items())
+        counted[count.table_id] = counted.get(count.table_id, 0) + count.counted
+    totals = {t["table_id"]: t["expected"] for t in daily_totals(Filters(day_from=DAY, day_to=DAY))}
+    assert counted == totals and all(v > 0 for v in counted.values())
+
+
+def test_one_person_cannot_complete_a_count(day):
+    sheet = count_shift(day, "day")
+    alone = day.counters[0]
+    counts.count_sign(sheet_id=sheet.pk, actor=alone)
+    with pytest.raises(CountError) as again:
+        counts.count_sign(sheet_id=sheet.pk, actor=alone)
+    assert again.value.code == "one_person_count"
+    with pytest.raises(CountError) as close:
+        counts.shift_close(gaming_day=DAY, shift="day", actor=day.supervisor)
+    assert close.value.code == "one_person_count"
+    assert not ShiftClose.objects.exists()
+
+
+def test_a_recount_after_a_signature_needs_both_signatures_again(day):
+    sheet = count_shift(day, "swing")
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="swing")
+    counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(expected), actor=day.counters[1])
+    assert not counts.sheet_is_complete(sheet)
+    assert BoxCount.objects.filter(sheet=sheet, box_id=box_id).count() == 2  # the first count stays on record
+    counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0])
+    counts.count_sign(sheet_id=sheet.pk, actor=day.counters[1])
+    assert counts.sheet_is_complete(sheet)
+
+
+def test_a_variance_above_the_threshold_needs_an_explanation_and_above_escalation_a_manager(day, settings):
+    settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS = 2500
+    settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS = 10000
+    sheet = counts.count_sheet_open(gaming_day=DAY, shift="grave", actor=day.counters[0])
+    boxes = sorted(counts.placed_boxes(sheet))
+    small, over = boxes[0], boxes[1]
+    for box_id in boxes[2:]:
+        counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, actor=day.counters[0],
+                                denominations=pieces(counts.box_expected(box_id=box_id, gaming_day=DAY, shift="grave")))
+    expected_small = counts.box_expected(box_id=small, gaming_day=DAY, shift="grave")
+    with pytest.raises(CountError) as unexplained:
+        counts.box_count_record(sheet_id=sheet.pk, box_id=small, denominations=pieces(expected_small + 2501), actor=day.counters[0])
+    assert unexplained.value.code == "explanation_required"
+    assert not BoxCount.objects.filter(box_id=small).exists()
+    # $25.00 exactly is within the threshold; $25.01 needs a reason.
+    counts.box_count_record(sheet_id=sheet.pk, box_id=small, denominations=pieces(expected_small + 2500), actor=day.counters[0])
+    expected_over = counts.box_expected(box_id=over, gaming_day=DAY, shift="grave")
+    big = counts.box_count_record(sheet_id=sheet.pk, box_id=over, denominations=pieces(expected_over + 10001),
+                                  explanation="a $100 bill found stuck in the slot", actor=day.counters[0])
+    with pytest.raises(CountError) as unapproved:
+        counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0])
+    assert unapproved.value.code == "approval_required"
+    with pytest.raises(CountError) as not_a_manager:
+        counts.variance_approve(count_id=big.pk, actor=day.supervisor)
+    assert not_a_manager.value.code == "not_authorized"
+    counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    assert counts.sheet_is_complete(sheet)
+
+
+def test_a_closed_shift_refuses_late_entries(day):
+    sheet = count_shift(day, "day")
+    sign_and_close(day, sheet)
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    before = BoxCount.objects.count()
+    for late in (
+        lambda: counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations={"100": 1}, actor=day.counters[0]),
+        lambda: counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0]),
+        lambda: counts.shift_close(gaming_day=DAY, shift="day", actor=day.supervisor),
+    ):
+        with pytest.raises(CountError) as refused:
+            late()
+        assert refused.value.code == "shift_closed"
+    assert BoxCount.objects.count() == before
+
+
+def test_a_reopen_needs_a_managers_approval_of_someone_elses_request(day):
+    sign_and_close(day, count_shift(day, "day"))
+    with pytest.raises(CountError) as dealer:
+        counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="late box", actor=person("dee", "dealer"))
+    assert dealer.value.code == "not_authorized"
+    request = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="box EMERG-1 miscounted", actor=day.supervisor)
+    assert counts.shift_is_closed(DAY, "day")  # asking is not reopening
+    with pytest.raises(CountError) as supervisor:
+        counts.shift_reopen_approve(request_id=request.pk, actor=day.supervisor)
+    assert supervisor.value.code == "not_authorized"
+    own = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="mine", actor=day.manager)
+    with pytest.raises(CountError) as itself:
+        counts.shift_reopen_approve(request_id=own.pk, actor=day.manager)
+    assert itself.value.code == "own_request"
+    assert counts.shift_is_closed(DAY, "day")
+    counts.shift_reopen_approve(request_id=request.pk, actor=day.manager)
+    assert not counts.shift_is_closed(DAY, "day")
+    with pytest.raises(CountError) as twice:
+        counts.shift_reopen_approve(request_id=request.pk, actor=person("mgr-max", "manager"))
+    assert twice.value.code == "wrong_state"
+
+
+def test_the_count_team_alone_counts_and_a_shift_is_counted_only_after_it_ends(day, clock):
+    with pytest.raises(CountError) as supervisor:
+        counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.supervisor)
+    assert supervisor.value.code == "not_authorized"
+    clock.set(DAY, __import__("datetime").time(13, 0))
+    with pytest.raises(CountError) as early:
+        counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.counters[0])
+    assert early.value.code == "shift_not_over"
