@@ -15,14 +15,25 @@ is a placeholder.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from django.db import connection
 
+from cardroom.gaming_day import calendar
 from rounds.models import Round
-from tables.models import Table, TableEvent
+from tables.models import Approval, ApprovalDecision, Table, TableEvent
 
-from .models import CollectionEntry, DropCount, ExportManifest, FeeSchedule
+from .models import (
+    BoxCount,
+    BoxPlacement,
+    CollectionEntry,
+    CountSheet,
+    DropBox,
+    DropCount,
+    ExportManifest,
+    FeeSchedule,
+    VarianceApproval,
+)
 
 CE = CollectionEntry._meta.db_table
 EVENT = TableEvent._meta.db_table
@@ -65,7 +76,7 @@ class SqlQuery:
     columns, and the text columns of its CSV export (header, SQL over alias `b`)."""
 
     sql: str
-    params: tuple
+    params: tuple | dict  # positional (%s) or named (%(name)s) placeholders
     order_by: str
     export_columns: tuple[tuple[str, str], ...] = field(default=())
 
@@ -320,3 +331,166 @@ def export_manifests(*, limit: int = 200):
 def export_manifest_get(*, export_id) -> ExportManifest:
     return ExportManifest.objects.get(pk=export_id)
 
+
+
+# --- The count and the closer summary (collections_fees/counts.py writes them) ------------
+
+BOX = DropBox._meta.db_table
+PLACEMENT = BoxPlacement._meta.db_table
+BOX_COUNT = BoxCount._meta.db_table
+SHEET = CountSheet._meta.db_table
+VARIANCE_APPROVAL = VarianceApproval._meta.db_table
+APPROVAL = Approval._meta.db_table
+APPROVAL_DECISION = ApprovalDecision._meta.db_table
+
+
+def _shift_scope(gaming_day: date, shift: str | None) -> tuple[list[str], datetime, datetime]:
+    """The shifts a closer covers (one, or the whole gaming day) and their UTC bounds."""
+    cal = calendar()
+    if shift is None:
+        start, end = cal.day_bounds(gaming_day)
+        return cal.shift_names(), start, end
+    start, end = cal.shift_bounds(gaming_day, shift)
+    return [shift], start, end
+
+
+COUNT_SHEET_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shift", "b.shift"),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("box", "b.box"),
+    ("box_kind", "b.box_kind"),
+    ("count_id", "b.count_id"),
+    ("in_force", bool_text("b.in_force")),
+    ("denominations", "b.denominations"),
+    ("counted_cents", "b.counted"),
+    ("expected_cents", "b.expected"),
+    ("variance_cents", "b.variance"),
+    ("explanation", "b.explanation"),
+    ("approved_by", "b.approved_by"),
+    ("counted_by", "b.counted_by"),
+    ("counted_at_utc", utc_text("b.counted_at")),
+    ("counted_at_local", local_text("b.counted_at")),
+)
+
+
+def count_sheet_query(*, gaming_day: date, shift: str | None = None) -> SqlQuery:
+    """Every count row of the gaming day's sheets (or one shift's), recounts included:
+    `in_force` marks the latest count of each box. The expected amount and variance are
+    the ones recorded with the count."""
+    shifts, _, _ = _shift_scope(gaming_day, shift)
+    sql = f"""
+        SELECT s.gaming_day, s.shift, bc.table_id, t.name AS table_name, bx.identifier AS box,
+               bx.kind AS box_kind, bc.id AS count_id,
+               bc.id = max(bc.id) OVER (PARTITION BY bc.sheet_id, bc.box_id) AS in_force,
+               (SELECT string_agg(d.key || 'x' || d.value, ' ' ORDER BY d.key::bigint DESC)
+                  FROM jsonb_each_text(bc.denominations) d) AS denominations,
+               bc.counted, bc.expected, bc.variance, bc.explanation, va.approved_by,
+               bc.counted_by, bc.counted_at
+        FROM {BOX_COUNT} bc
+        JOIN {SHEET} s ON s.id = bc.sheet_id
+        JOIN {BOX} bx ON bx.id = bc.box_id
+        JOIN {TABLE} t ON t.id = bc.table_id
+        LEFT JOIN {VARIANCE_APPROVAL} va ON va.count_id = bc.id
+        WHERE s.gaming_day = %s AND s.shift = ANY(%s)
+    """
+    return SqlQuery(sql, (gaming_day, shifts), "b.shift, b.table_name, b.box, b.count_id", COUNT_SHEET_EXPORT_COLUMNS)
+
+
+CLOSER_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shifts", "b.shifts"),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("rounds_dealt", "b.rounds_dealt"),
+    ("rounds_settled", "b.rounds_settled"),
+    ("rounds_voided", "b.rounds_voided"),
+    ("banked_by", "b.banked_by"),
+    ("fee_lines", "b.fee_lines"),
+    ("fees_cents", "b.fees"),
+    ("refunds_cents", "b.refunds"),
+    ("expected_drop_cents", "b.expected"),
+    ("counted_drop_cents", "b.counted"),
+    ("variance_cents", "b.variance"),
+    ("jackpot_counted_cents", "b.jackpot_counted"),
+    ("boxes", "b.boxes"),
+    ("approvals_requested", "b.approvals_requested"),
+    ("approvals_granted", "b.approvals_granted"),
+)
+
+
+def closer_summary_query(*, gaming_day: date, shift: str | None = None) -> SqlQuery:
+    """The closer summary per table for a shift (or the whole gaming day): rounds dealt
+    (opened in it), settled and voided; who banked and how many settled rounds
+    (`person:rounds`, most first); fees, refunds and the expected drop (fees - refunds of
+    the collection lines stamped with its shifts); the counted drop (the counts in force
+    of its fee boxes) and the variance; jackpot boxes apart; the approvals asked at the
+    table in it and how many were granted. A table with nothing in the shift is left out."""
+    shifts, start, end = _shift_scope(gaming_day, shift)
+    sql = f"""
+        WITH rnd AS (
+            SELECT table_id, count(*) AS dealt,
+                   count(*) FILTER (WHERE status = 'settled') AS settled,
+                   count(*) FILTER (WHERE status = 'voided') AS voided
+            FROM {ROUND} WHERE opened_at >= %(start)s AND opened_at < %(end)s GROUP BY table_id
+        ), banked AS (
+            SELECT table_id, string_agg(pd_player || ':' || n, ' ' ORDER BY n DESC, pd_player) AS banked_by
+            FROM (SELECT table_id, pd_player, count(*) AS n FROM {ROUND}
+                  WHERE status = 'settled' AND opened_at >= %(start)s AND opened_at < %(end)s
+                  GROUP BY table_id, pd_player) per_person
+            GROUP BY table_id
+        ), col AS (
+            SELECT ce.table_id, {_fee_and_refund_sums('ce')}
+            FROM {CE} ce WHERE ce.gaming_day = %(day)s AND ce.shift = ANY(%(shifts)s) GROUP BY ce.table_id
+        ), latest AS (
+            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, bc.counted, bx.kind, bx.identifier
+            FROM {BOX_COUNT} bc JOIN {SHEET} s ON s.id = bc.sheet_id JOIN {BOX} bx ON bx.id = bc.box_id
+            WHERE s.gaming_day = %(day)s AND s.shift = ANY(%(shifts)s)
+            ORDER BY bc.sheet_id, bc.box_id, bc.id DESC
+        ), cnt AS (
+            SELECT table_id,
+                   sum(counted) FILTER (WHERE kind <> 'jackpot')::bigint AS counted,
+                   sum(counted) FILTER (WHERE kind = 'jackpot')::bigint AS jackpot_counted
+            FROM latest GROUP BY table_id
+        ), boxes AS (
+            SELECT p.table_id, string_agg(DISTINCT bx.identifier, ' ') AS boxes
+            FROM {PLACEMENT} p JOIN {BOX} bx ON bx.id = p.box_id
+            WHERE p.gaming_day = %(day)s AND p.shift = ANY(%(shifts)s) GROUP BY p.table_id
+        ), appr AS (
+            SELECT a.table_id, count(*) AS requested, count(d.id) FILTER (WHERE d.approved) AS granted
+            FROM {APPROVAL} a LEFT JOIN {APPROVAL_DECISION} d ON d.approval_id = a.id
+            WHERE a.requested_at >= %(start)s AND a.requested_at < %(end)s GROUP BY a.table_id
+        )
+        SELECT %(day)s::date AS gaming_day, array_to_string(%(shifts)s::text[], ' ') AS shifts,
+               t.id AS table_id, t.name AS table_name,
+               coalesce(rnd.dealt, 0) AS rounds_dealt, coalesce(rnd.settled, 0) AS rounds_settled,
+               coalesce(rnd.voided, 0) AS rounds_voided, coalesce(banked.banked_by, '') AS banked_by,
+               coalesce(col.fee_lines, 0) AS fee_lines, coalesce(col.fees, 0) AS fees,
+               coalesce(col.refunds, 0) AS refunds,
+               coalesce(col.fees, 0) - coalesce(col.refunds, 0) AS expected,
+               cnt.counted, cnt.counted - (coalesce(col.fees, 0) - coalesce(col.refunds, 0)) AS variance,
+               cnt.jackpot_counted, coalesce(boxes.boxes, '') AS boxes,
+               coalesce(appr.requested, 0) AS approvals_requested, coalesce(appr.granted, 0) AS approvals_granted
+        FROM {TABLE} t
+        LEFT JOIN rnd ON rnd.table_id = t.id
+        LEFT JOIN banked ON banked.table_id = t.id
+        LEFT JOIN col ON col.table_id = t.id
+        LEFT JOIN cnt ON cnt.table_id = t.id
+        LEFT JOIN boxes ON boxes.table_id = t.id
+        LEFT JOIN appr ON appr.table_id = t.id
+        WHERE rnd.table_id IS NOT NULL OR col.table_id IS NOT NULL OR cnt.table_id IS NOT NULL
+              OR boxes.table_id IS NOT NULL OR appr.table_id IS NOT NULL
+    """
+    params = {"day": gaming_day, "shifts": shifts, "start": start, "end": end}
+    return SqlQuery(sql, params, "b.table_name, b.table_id", CLOSER_EXPORT_COLUMNS)
+
+
+def closer_summary(*, gaming_day: date, shift: str | None = None) -> list[dict]:
+    query = closer_summary_query(gaming_day=gaming_day, shift=shift)
+    return fetch_dicts(query.ordered(), query.params)
+
+
+def count_sheet_rows(*, gaming_day: date, shift: str | None = None) -> list[dict]:
+    query = count_sheet_query(gaming_day=gaming_day, shift=shift)
+    return fetch_dicts(query.ordered(), query.params)

@@ -1,41 +1,19 @@
 """The count of a gaming day of simulated play: boxes, the two-person count, variance
 thresholds, recounts, the shift close and its reopen."""
 
+from datetime import time
+
 import pytest
-from django.db.models import Sum
 
 from collections_fees import counts
 from collections_fees.counts import CountError
 from collections_fees.models import BoxCount, CollectionEntry, ShiftClose
 from collections_fees.selectors import Filters, daily_totals
 
-from .play import AFTER_THE_DAY, DAY, person, pieces, play
+from .conftest import count_shift, sign_and_close
+from .play import DAY, person, pieces
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def day(clock):
-    played = play(clock)
-    clock.set(*AFTER_THE_DAY)
-    return played
-
-
-def count_shift(day, shift, *, adjust=None):
-    """Open the shift's sheet and count every box as the log expects (`adjust`: box ->
-    cents to add), by the first counter."""
-    sheet = counts.count_sheet_open(gaming_day=DAY, shift=shift, actor=day.counters[0])
-    for box_id in counts.placed_boxes(sheet):
-        expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift=shift)
-        counted = expected + (adjust or {}).get(box_id, 0)
-        counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(counted), actor=day.counters[0])
-    return sheet
-
-
-def sign_and_close(day, sheet):
-    for counter in day.counters:
-        counts.count_sign(sheet_id=sheet.pk, actor=counter)
-    return counts.shift_close(gaming_day=sheet.gaming_day, shift=sheet.shift, actor=day.supervisor)
 
 
 def test_every_collection_entry_knows_the_box_that_was_on_its_table(day):
@@ -161,7 +139,7 @@ def test_the_count_team_alone_counts_and_a_shift_is_counted_only_after_it_ends(d
     with pytest.raises(CountError) as supervisor:
         counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.supervisor)
     assert supervisor.value.code == "not_authorized"
-    clock.set(DAY, __import__("datetime").time(13, 0))
+    clock.set(DAY, time(13, 0))
     with pytest.raises(CountError) as early:
         counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.counters[0])
     assert early.value.code == "shift_not_over"
