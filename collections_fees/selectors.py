@@ -14,15 +14,18 @@ is a placeholder.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 
 from django.db import connection
+from django.utils import timezone
 
 from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import Approval, ApprovalDecision, Table, TableEvent
 
+from . import counts
 from .models import (
     BoxCount,
     BoxPlacement,
@@ -32,6 +35,8 @@ from .models import (
     DropCount,
     ExportManifest,
     FeeSchedule,
+    ShiftClose,
+    ShiftReopenRequest,
     VarianceApproval,
 )
 
@@ -494,3 +499,128 @@ def closer_summary(*, gaming_day: date, shift: str | None = None) -> list[dict]:
 def count_sheet_rows(*, gaming_day: date, shift: str | None = None) -> list[dict]:
     query = count_sheet_query(gaming_day=gaming_day, shift=shift)
     return fetch_dicts(query.ordered(), query.params)
+
+
+def _column_key(expression: str) -> str:
+    return re.search(r"b\.(\w+)", expression).group(1)
+
+
+# The closer rows' keys in the export's column order (the XLSX writes the same columns).
+CLOSER_ROW_KEYS = [_column_key(expression) for _, expression in CLOSER_EXPORT_COLUMNS]
+
+
+def closer_totals(rows: list[dict]) -> dict:
+    """The closer's sums over its tables (a counted drop only where a table was counted)."""
+    keys = ("rounds_dealt", "rounds_settled", "rounds_voided", "fee_lines", "fees", "refunds", "expected")
+    totals = {key: sum(row[key] for row in rows) for key in keys}
+    counted = [row for row in rows if row["counted"] is not None]
+    totals["counted"] = sum(row["counted"] for row in counted) if counted else None
+    totals["variance"] = sum(row["variance"] for row in counted) if counted else None
+    return totals
+
+
+def latest_close(*, gaming_day: date, shift: str):
+    return ShiftClose.objects.filter(gaming_day=gaming_day, shift=shift).order_by("-at", "-id").first()
+
+
+def closer_filters(*, gaming_day: date, shift: str | None) -> dict:
+    """What a closer document is of: the day, the shift (or all), and the close in force
+    of each shift (None: not closed). A second document of the same close is a reprint;
+    after a reopen and a new close, a new original."""
+    names = [shift] if shift else calendar().shift_names()
+    closes = {}
+    for name in names:
+        close = latest_close(gaming_day=gaming_day, shift=name)
+        closes[name] = close.pk if close is not None and close.action == "close" else None
+    return {"day_from": gaming_day.isoformat(), "day_to": gaming_day.isoformat(), "shift": shift or "all", "closes": closes}
+
+
+def count_sheet_of(*, gaming_day: date, shift: str):
+    return CountSheet.objects.filter(gaming_day=gaming_day, shift=shift).first()
+
+
+def box_registry():
+    return DropBox.objects.select_related("table").order_by("identifier")
+
+
+def boxes_on_tables(*, gaming_day: date, shift: str) -> list[BoxPlacement]:
+    """The placement in force per table and slot for a gaming day and shift."""
+    in_force = {}
+    placements = BoxPlacement.objects.filter(gaming_day=gaming_day, shift=shift).select_related("box", "table")
+    for placement in placements.order_by("placed_at", "id"):
+        in_force[(placement.table_id, placement.slot)] = placement
+    return sorted(in_force.values(), key=lambda p: (p.table.name, p.slot))
+
+
+def shift_states(gaming_day: date) -> list[dict]:
+    """Each shift of a gaming day: its sheet, whether two counters signed it, closed."""
+    now, cal, states = timezone.now(), calendar(), []
+    for name in cal.shift_names():
+        sheet = count_sheet_of(gaming_day=gaming_day, shift=name)
+        states.append({
+            "shift": name,
+            "over": now >= cal.shift_bounds(gaming_day, name)[1],
+            "sheet": sheet,
+            "signers": counts.sheet_signers(sheet) if sheet else [],
+            "complete": bool(sheet) and counts.sheet_is_complete(sheet),
+            "closed": counts.shift_is_closed(gaming_day, name),
+        })
+    return states
+
+
+def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
+    """Everything the count sheet page draws: the boxes placed in the shift (with swaps),
+    per box what the log expects and the count in force with its history, whether its
+    variance needs an explanation or a manager, the signatures, what still stops the
+    signing, the closes and reopen requests."""
+    sheet = count_sheet_of(gaming_day=gaming_day, shift=shift)
+    placements = list(
+        BoxPlacement.objects.filter(gaming_day=gaming_day, shift=shift)
+        .select_related("box", "table", "replaces__box").order_by("placed_at", "id")
+    )
+    history = {}
+    if sheet is not None:
+        for count in BoxCount.objects.filter(sheet=sheet).select_related("approval").order_by("counted_at", "id"):
+            history.setdefault(count.box_id, []).append(count)
+    boxes, seen = [], set()
+    for placement in placements:
+        if placement.box_id in seen:
+            continue
+        seen.add(placement.box_id)
+        rows = history.get(placement.box_id, [])
+        current = rows[-1] if rows else None
+        boxes.append({
+            "box": placement.box,
+            "table": placement.table,
+            "expected": counts.box_expected(box_id=placement.box_id, gaming_day=gaming_day, shift=shift),
+            "count": current,
+            "recounts": rows[:-1][::-1],
+            "needs_approval": current is not None and counts.needs_approval(current) and not hasattr(current, "approval"),
+        })
+    unboxed = fetch_dicts(
+        f"""SELECT ce.table_id, t.name AS table_name, {_fee_and_refund_sums('ce')}
+            FROM {CE} ce JOIN {TABLE} t ON t.id = ce.table_id
+            WHERE ce.gaming_day = %s AND ce.shift = %s AND ce.box_id IS NULL GROUP BY ce.table_id, t.name""",
+        (gaming_day, shift),
+    )
+    close = latest_close(gaming_day=gaming_day, shift=shift)
+    closed = close is not None and close.action == "close"
+    return {
+        "gaming_day": gaming_day,
+        "shift": shift,
+        "sheet": sheet,
+        "placements": placements,
+        "boxes": boxes,
+        "unboxed": unboxed,
+        "signatures": list(sheet.signatures.order_by("signed_at", "id")) if sheet else [],
+        "signers": counts.sheet_signers(sheet) if sheet else [],
+        "problems": counts.sheet_problems(sheet) if sheet else [],
+        "complete": bool(sheet) and counts.sheet_is_complete(sheet),
+        "closed": closed,
+        "closes": list(ShiftClose.objects.filter(gaming_day=gaming_day, shift=shift).order_by("at", "id")),
+        "reopen_requests": list(
+            ShiftReopenRequest.objects.filter(gaming_day=gaming_day, shift=shift, reopen__isnull=True,
+                                              requested_at__gte=close.at).order_by("requested_at")
+        ) if closed else [],
+        "shift_over": timezone.now() >= calendar().shift_bounds(gaming_day, shift)[1],
+    }

@@ -3,7 +3,7 @@
 
 from django.urls import include, path
 
-from . import views
+from . import count_views, views
 
 app_name = "compliance"
 
@@ -20,5 +20,13 @@ urlpatterns = [
     ),
     path("exports/", views.export_list, name="exports"),
     path("exports/<uuid:export_id>/manifest.json", views.export_manifest, name="export-manifest"),
+    path("boxes/", count_views.boxes, name="boxes"),
+    path("count/", count_views.count_index, name="count-index"),
+    path("count/<str:gaming_day>/<str:shift>/", count_views.count_sheet, name="count-sheet"),
+    path("count/<str:gaming_day>/export.csv", count_views.count_sheet_csv, name="count-sheet-export"),
+    path("closer/<str:gaming_day>/", count_views.closer, name="closer"),
+    path("closer/<str:gaming_day>/export.csv", count_views.closer_csv, name="closer-export"),
+    path("closer/<str:gaming_day>/closer.xlsx", count_views.closer_xlsx, name="closer-xlsx"),
+    path("closer/<str:gaming_day>/print/", count_views.closer_print, name="closer-print"),
     path("", include("rounds.urls")),
 ]

@@ -73,6 +73,15 @@ MATRIX = {
     "compliance/rounds/<int:round_id>/": ("get", READERS),
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
+    # The count pages: readers see them (the count team and managers too: tests/counts).
+    "compliance/boxes/": ("get", READERS),
+    "compliance/count/": ("get", READERS),
+    "compliance/count/<str:gaming_day>/<str:shift>/": ("get", READERS),
+    "compliance/count/<str:gaming_day>/export.csv": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/export.csv": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/closer.xlsx": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"
@@ -137,6 +146,7 @@ def _url(route: str, world) -> str:
         .replace("<int:approval_id>", "999999")
         .replace("<int:round_id>", "999999")
         .replace("<str:gaming_day>", "2026-01-05")
+        .replace("<str:shift>", "day")
         .replace("<uuid:export_id>", str(uuid.uuid4()))
     )
 

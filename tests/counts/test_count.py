@@ -143,3 +143,28 @@ def test_the_count_team_alone_counts_and_a_shift_is_counted_only_after_it_ends(d
     with pytest.raises(CountError) as early:
         counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.counters[0])
     assert early.value.code == "shift_not_over"
+
+
+def test_each_step_is_refused_to_the_roles_it_is_not_for(day):
+    """The service checks the role whatever page or script calls it."""
+    dealer, officer = person("dee", "dealer"), person("officer-ola", "compliance")
+    table, box = day.tables[0], day.boxes[(day.tables[0].pk, "day")][0]
+    sheet = count_shift(day, "swing")
+    count = BoxCount.objects.filter(sheet=sheet).first()
+    steps = {
+        "register": (lambda a: counts.box_register(identifier="X-1", kind="fees", table_id=table.pk, actor=a), counts.BOX_KEEPERS),
+        "place": (lambda a: counts.box_place(table_id=table.pk, box_id=box.pk, actor=a, reason="r"), counts.BOX_KEEPERS),
+        "open": (lambda a: counts.count_sheet_open(gaming_day=DAY, shift="day", actor=a), counts.COUNTERS),
+        "count": (lambda a: counts.box_count_record(sheet_id=sheet.pk, box_id=count.box_id, denominations={}, actor=a), counts.COUNTERS),
+        "sign": (lambda a: counts.count_sign(sheet_id=sheet.pk, actor=a), counts.COUNTERS),
+        "approve": (lambda a: counts.variance_approve(count_id=count.pk, actor=a), counts.MANAGERS),
+        "close": (lambda a: counts.shift_close(gaming_day=DAY, shift="swing", actor=a), counts.CLOSERS),
+    }
+    everyone = [dealer, officer, day.supervisor, day.manager, day.counters[0]]
+    for name, (step, allowed) in steps.items():
+        for actor in everyone:
+            if actor.role in allowed:
+                continue
+            with pytest.raises(CountError) as refused:
+                step(actor)
+            assert refused.value.code == "not_authorized", (name, actor.role)
