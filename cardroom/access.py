@@ -15,7 +15,8 @@ from functools import wraps
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponseForbidden, JsonResponse
+from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
 
 ROLES = ("dealer", "supervisor", "compliance", "admin", "count_team", "manager")
 SYSTEM = "system"
@@ -99,6 +100,15 @@ def can_drive(actor: Actor, table_id: int) -> bool:
 
 def dealer_assigned_now(*, user_id: int, table_id: int) -> bool:
     """The dealer holds an assignment to the table for the current gaming day and shift."""
+    return _assignments_now(user_id).filter(table_id=table_id).exists()
+
+
+def tables_assigned_now(user_id: int) -> set[int]:
+    """Every table the dealer is assigned to for the current gaming day and shift."""
+    return set(_assignments_now(user_id).values_list("table_id", flat=True))
+
+
+def _assignments_now(user_id: int):
     from django.utils import timezone
 
     from cardroom.gaming_day import calendar
@@ -106,8 +116,8 @@ def dealer_assigned_now(*, user_id: int, table_id: int) -> bool:
 
     now, cal = timezone.now(), calendar()
     return DealerAssignment.objects.filter(
-        dealer_id=user_id, table_id=table_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
-    ).exists()
+        dealer_id=user_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
+    )
 
 
 # --- view guards ------------------------------------------------------------------------
@@ -157,7 +167,8 @@ def _to_login(request):
 
 
 def _forbidden(request):
-    return HttpResponseForbidden("Your role does not give access to this page.")
+    # The site's 403 page (templates/403.html, with the navigation of the person's role).
+    raise PermissionDenied("Your role does not give access to this page.")
 
 
 def _json_refusal(status: int, message: str):
@@ -183,4 +194,13 @@ def can_view_table(actor: Actor, table_id: int) -> bool:
 
 def role_context(request) -> dict:
     """`role` in every template, so the navigation shows each person only their pages."""
-    return {"role": request_role(request) if hasattr(request, "user") else None}
+    role = request_role(request) if hasattr(request, "user") else None
+    return {"role": role, "approvals_waiting": _approvals_waiting if role == "supervisor" else 0}
+
+
+def _approvals_waiting() -> int:
+    """Requests a supervisor has yet to decide (the navigation's count; called by the
+    template only where it is shown)."""
+    from tables.models import Approval
+
+    return Approval.objects.filter(decision__isnull=True).count()

@@ -9,5 +9,6 @@ urlpatterns = [
     path("api/tables/<int:table_id>/approvals", staff_views.approval_create, name="approval-create"),
     path("api/tables/<int:table_id>/open", staff_views.table_status, name="table-status"),
     path("api/tables/<int:table_id>/config", staff_views.table_config, name="table-config"),
+    path("api/approvals/<int:approval_id>", staff_views.approval_state, name="approval-state"),
     path("api/approvals/<int:approval_id>/decide", staff_views.approval_decide_on_tablet, name="approval-decide-tablet"),
 ]

@@ -4,19 +4,25 @@ the audit trail. Changes go through tables.approvals / tables.services."""
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from cardroom import wire
-from cardroom.access import DRIVERS, Actor, api_for, page_for
+from cardroom.access import DRIVERS, Actor, api_for, can_drive, page_for
 from cardroom.audit import audit_record
 from cardroom.forms import AssignmentForm
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
-from tables.approvals import approval_decide, approval_request, tablet_login
+from tables.approvals import (
+    approval_decide,
+    approval_request,
+    approval_request_approved_here,
+    approval_status,
+    tablet_login,
+)
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
 
@@ -48,15 +54,41 @@ def _json_call(request, act, *, status: int = 400, statuses: dict[str, int] | No
 @api_for(*DRIVERS)
 @require_POST
 def approval_create(request, table_id: int):
-    """A dealer (or supervisor) asks for a void, a correction or a configuration change."""
+    """A dealer (or supervisor) asks for a void, a correction or a configuration change:
+    sent to the supervisors' queue (`status` pending), or, with `approver` (a supervisor's
+    username and password typed at the table), approved at once (`status` approved)."""
 
     def request_approval(body):
-        approval = approval_request(
-            actor=Actor.from_request(request), table_id=table_id, kind=body.get("kind"), payload=body.get("payload") or {}
+        asked = {"actor": Actor.from_request(request), "table_id": table_id, "kind": body.get("kind"),
+                 "payload": body.get("payload") or {}}
+        if "approver" not in body:
+            approval = approval_request(**asked)
+            return JsonResponse({"ok": True, "approval": approval.pk, "status": "pending"})
+        approval, _, outcome = approval_request_approved_here(
+            **asked, approver=body["approver"], tablet_actor=lambda user: Actor.from_request(request, user)
         )
-        return JsonResponse({"ok": True, "approval": approval.pk})
+        return JsonResponse({"ok": True, "approval": approval.pk, "status": "approved",
+                             "result": getattr(outcome, "result", None)})
 
-    return _json_call(request, request_approval, status=400)
+    return _json_call(request, request_approval, status=400, statuses={"rate_limited": 429})
+
+
+@api_for(*DRIVERS)
+@require_GET
+def approval_state(request, approval_id: int):
+    """Where a request stands (pending, approved, refused, expired), for the tablet that
+    sent it: to a person who may drive its table."""
+    approval = Approval.objects.select_related("table", "decision__decided_by").filter(pk=approval_id).first()
+    if approval is None:
+        return wire.api_error("invalid_command", "no such approval", 404)
+    if not can_drive(Actor.from_request(request), approval.table_id):
+        return wire.api_error("not_authorized", "not your table", 403)
+    decision = getattr(approval, "decision", None)
+    return JsonResponse({
+        "approval": approval.pk, "kind": approval.kind, "table": approval.table_id, "round": approval.round_number,
+        "status": approval_status(approval),
+        "decided_by": decision.decided_by.get_username() if decision else None,
+    })
 
 
 @api_for(*DRIVERS)
@@ -67,8 +99,9 @@ def approval_decide_on_tablet(request, approval_id: int):
 
     def decide(body):
         tablet = Actor.from_request(request)
+        table_id = Approval.objects.values_list("table_id", flat=True).get(pk=approval_id)
         supervisor = tablet_login(
-            approval_id=approval_id, username=body.get("username"), password=body.get("password"), actor=tablet
+            table_id=table_id, username=body.get("username"), password=body.get("password"), actor=tablet
         )
         decision, outcome = approval_decide(
             approval_id=approval_id,
@@ -86,7 +119,11 @@ def approval_queue(request):
     if request.method == "POST":
         _decide_on_device(request, request.POST.get("approval", ""), approve=request.POST.get("approve") == "1")
         return redirect("approval-queue")
-    pending = Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
+    pending = list(
+        Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
+    )
+    for approval in pending:
+        approval.status = approval_status(approval)
     decided = Approval.objects.filter(decision__isnull=False).select_related(
         "table", "requested_by", "decision__decided_by"
     ).order_by("-decision__decided_at")[:50]
@@ -105,11 +142,7 @@ def _decide_on_device(request, approval_id: str, *, approve: bool) -> None:
     except (Approval.DoesNotExist, ValueError):
         messages.error(request, "Not decided: no such approval")
         return
-    result = getattr(outcome, "result", None)
-    if result is not None and not result["ok"]:
-        messages.error(request, f"Approved, but the void was refused: {result['error']['message']}")
-    else:
-        messages.success(request, "Approved." if approve else "Refused.")
+    messages.success(request, "Approved." if approve else "Refused.")
 
 
 @page_for("supervisor")
@@ -191,3 +224,12 @@ def table_config(request, table_id: int):
         return JsonResponse({"ok": True, "config_version": version.version})
 
     return _json_call(request, configure, status=400, statuses={"wrong_state": 409, "approval_required": 409})
+
+
+def server_error(request):
+    """The 500 page with the site's navigation; without it when even that fails (the
+    database gone: the navigation asks for the person's role)."""
+    try:
+        return render(request, "500.html", status=500)
+    except Exception:
+        return HttpResponse("<h1>Server error</h1><p>The server failed. Try again in a moment.</p>", status=500)

@@ -17,3 +17,7 @@ urlpatterns = [
     path("", include("cardroom.staff_urls")),
     path("admin/", admin.site.urls),
 ]
+
+# Error pages with the site's navigation (templates/403.html, 404.html, 500.html); Django's
+# own 403 and 404 views render them with the request, the 500 one needs a view that does.
+handler500 = "cardroom.staff_views.server_error"

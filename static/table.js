@@ -12,7 +12,10 @@
 
   let snapshot = page.snapshot;
   let status = "connecting";
-  let message = null; // {kind: "error"|"info", title, detail}
+  // {kind: "error"|"info", title, detail, code, technical, after}: shown until dismissed or
+  // until a tap made after it (number > `after`) is accepted.
+  let message = null;
+  let tapCount = 0;
   let picker = null; // {command, labels: [...], cards: [...], build(cards) -> command}
   const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
 
@@ -31,6 +34,7 @@
   // once and applied once by the command service.
   const OUTBOX_KEY = `cardroom.outbox.${page.table}`;
   let outbox = JSON.parse(localStorage.getItem(OUTBOX_KEY) || "[]");
+  tapCount = Math.max(0, ...outbox.map((entry) => entry.n || 0));
   let inFlight = null;
   // The newest table version an answer told us of: the answer to a tap can come before
   // its event (events travel through the channel layer), and the next tap must not be
@@ -50,11 +54,29 @@
     const last = outbox[outbox.length - 1];
     const version = last ? last.command.version + 1 : Math.max(snapshot.version, answeredVersion);
     const id = newId();
-    outbox.push({ id, command: { ...command, id, version } });
+    tapCount += 1;
+    outbox.push({ id, n: tapCount, command: { ...command, id, version } });
     saveOutbox();
-    message = null;
     render();
     pump();
+  }
+
+  // Several taps at once (e.g. "everyone checks"): queued in order, each its own command.
+  function tapAll(commands) {
+    commands.forEach(tap);
+  }
+
+  // A refusal in the dealer's words: the sentence for its code (tables/ui_text.py) and,
+  // for a limit, the table's limits in dollars. The service's own wording is kept as the
+  // banner's tooltip, for support.
+  function showError(code, technical) {
+    const limits = page.posted.limits;
+    const detail = code === "below_table_min" || code === "above_table_max"
+      ? `Ante ${money(limits.ante_min)} to ${money(limits.ante_max)}` + (limits.trips_min || limits.trips_max
+        ? `; Trips ${money(limits.trips_min)} to ${money(limits.trips_max)}.` : ".")
+      : "";
+    message = { kind: "error", title: page.errors[code] || page.errors.unknown, detail, code, technical, after: tapCount };
+    render();
   }
 
   // Over the socket when it is open; else over HTTP (a proxy may refuse websockets, and
@@ -95,7 +117,7 @@
     failures += 1;
     const wait = Math.min(1000 * 2 ** (failures - 1), RETRY_MAX_MS);
     message = {
-      kind: "error", code: "server_error",
+      kind: "error", code: "server_error", after: tapCount,
       title: "The server could not take this tap",
       detail: `${why}. The tap is kept and sent again in ${Math.round(wait / 1000)} s (attempt ${failures + 1}); the floor has been alerted`,
     };
@@ -112,9 +134,10 @@
     if (failures) { failures = 0; if (message && message.code === "server_error") message = null; }
     answeredVersion = Math.max(answeredVersion, reply.version);
     const result = reply.result;
+    if (result.ok && message && head.n > message.after) message = null;
     if (!result.ok) {
       const code = result.error.code;
-      message = { kind: "error", title: page.errors[code] || code, detail: result.error.message, code };
+      showError(code, result.error.message);
       if (code === "stale_version" && result.state) {
         adopt(result.state);
       } else {
@@ -146,6 +169,7 @@
         snapshot = next;
         if (msg.command_type === "settle") keepSettlement(msg.result);
         if (msg.command_type === "open_round") keepSettlement(null);
+        if (msg.command_type === "void_round") checkVoidRequest();
         render();
       }
     } else if (msg.type === "result") {
@@ -170,6 +194,9 @@
   if (isTablet) setInterval(() => socket.send({ type: "heartbeat" }), page.heartbeat * 1000);
 
   // --- drawing ----------------------------------------------------------------------
+  // The page is a list of independent parts, each a small function of the snapshot (and
+  // of the tablet's own state: the outbox, the message, the picker). A new panel or step
+  // is one more function in RENDERERS, STEPS or SEAT_PARTS.
   const game = () => snapshot.game;
   const view = () => snapshot.view;
   const seatOf = (n) => view().seats[n - 1];
@@ -184,15 +211,9 @@
     c ? h("span", { class: `card suit-${c[1]} ${extra}`, "data-card": c }, c[0] === "T" ? "10" : c[0], SUIT[c[1]])
       : h("span", { class: `card back ${extra}` }, "");
 
+  const RENDERERS = [renderStatus, renderBar, renderMessage, renderBoard, renderSeats, renderNext, renderPreview, renderSettlement];
   function render() {
-    renderStatus();
-    renderBar();
-    renderMessage();
-    renderBoard();
-    renderSeats();
-    renderNext();
-    renderPreview();
-    renderSettlement();
+    for (const part of RENDERERS) part();
   }
 
   function renderStatus() {
@@ -226,8 +247,10 @@
     if (!message) return;
     el.className = `message ${message.kind}`;
     el.dataset.code = message.code || "";
-    el.replaceChildren(h("strong", {}, message.title), message.detail ? h("span", {}, ` (${message.detail})`) : "",
-      h("button", { class: "link", onclick: () => { message = null; renderMessage(); } }, "Dismiss"));
+    // The service's own wording (cents, engine terms) is for support, not the dealer.
+    el.title = message.technical || "";
+    el.replaceChildren(h("strong", {}, message.title), message.detail ? h("span", {}, message.detail) : "",
+      h("button", { class: "link dismiss", onclick: () => { message = null; renderMessage(); } }, "Dismiss"));
   }
 
   // Hole cards dealt by the software stay face down until the showdown: the tablet and
@@ -247,6 +270,7 @@
     );
   }
 
+  // --- seats ----------------------------------------------------------------------------
   function wagerLine(w) {
     const parts = [`Ante ${money(w.ante)}`, `Blind ${money(w.blind)}`];
     if (w.trips) parts.push(`Trips ${money(w.trips)}`);
@@ -262,10 +286,44 @@
     return "";
   }
 
+  // A tap's name as the dealer reads it on a seat while it waits for the server.
+  function tapName(c) {
+    switch (c.type) {
+      case "wager": return `Bet ${money(c.ante)}${c.trips ? ` + Trips ${money(c.trips)}` : ""}`;
+      case "play": return `Play ${c.multiple}×`;
+      default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replace("_", " ");
+    }
+  }
+  const queuedAt = (n) => outbox.filter((entry) => entry.command.seat === n);
+
+  // The pre-flop decisions before `deal` are taken only once the dealer says the cards
+  // were dealt by hand (view: `owes` without `owes_now`).
+  let handDealtRound = null;
+  const decidesNow = (seat) => seat.owes_now || (seat.owes && handDealtRound === (game().round || {}).number);
+
+  function seatHead(seat) {
+    const badges = [];
+    if (seat.role === "player_dealer") badges.push(h("span", { class: "badge pd" }, "Player-dealer"));
+    if (seat.offered) badges.push(h("span", { class: "badge offer" }, "Bank offered"));
+    return h("div", { class: "seat-head" }, h("span", { class: "seat-no" }, `Seat ${seat.seat}`),
+      h("span", { class: "player" }, seat.player || "empty"), ...badges);
+  }
+  const seatWagers = (seat) => seat.wager ? h("div", { class: "wagers" }, wagerLine(seat.wager)) : null;
+  const seatDecision = (seat) => seat.wager ? h("div", { class: "decision-state" }, decisionText(seat.wager, seat.owes)) : null;
+  const seatHole = (seat) => seat.wager && seat.wager.hole
+    ? h("div", { class: "hole" }, ...seat.wager.hole.map((c) => cardEl(showHoles() ? c : null))) : null;
+  function seatQueued(seat) {
+    const waiting = queuedAt(seat.seat);
+    if (!waiting.length) return null;
+    const how = status === "open" ? "sending" : "queued";
+    return h("div", { class: "queued" }, ...waiting.map((entry) => h("span", { class: "badge queued", "data-tap": entry.id }, `${tapName(entry.command)} · ${how}`)));
+  }
+
   function seatActions(seat) {
-    if (!isTablet) return [];
+    if (!isTablet) return null;
     const out = [];
     const n = seat.seat;
+    const waiting = queuedAt(n).length > 0; // a tap on its way: no second one
     for (const a of seat.actions) {
       if (a.type === "sit") {
         const input = h("input", { name: "player", placeholder: "Player id or name", "aria-label": `Player for seat ${n}` });
@@ -273,155 +331,173 @@
           e.preventDefault();
           if (input.value.trim()) tap({ type: "sit", seat: n, player: input.value.trim() });
         } }, input, h("button", { type: "submit" }, "Sit")));
-      } else if (a.type === "leave") {
-        out.push(h("button", { class: "quiet", onclick: () => tap({ type: "leave", seat: n }) }, "Leave"));
-      } else if (a.type === "withdraw") {
-        out.push(h("button", { class: "quiet", onclick: () => tap({ type: "withdraw", seat: n }) }, "Withdraw"));
+      } else if (a.type === "leave" || a.type === "withdraw") {
+        out.push(h("button", { class: "quiet", disabled: waiting, onclick: () => tap({ type: a.type, seat: n }) }, a.type === "leave" ? "Leave" : "Withdraw"));
       } else if (a.type === "wager") {
-        out.push(wagerForm(seat));
-      } else {
+        out.push(wagerForm(seat, waiting));
+      } else if (decidesNow(seat) && !waiting) {
         const label = a.type === "check" ? "Check" : a.type === "fold" ? "Fold" : `Play ${a.multiple}× (${money(seat.play_amounts[a.multiple])})`;
         out.push(h("button", { class: `decision ${a.type}`, onclick: () => tap({ ...a, seat: n }) }, label));
       }
     }
-    return out;
+    return out.length ? h("div", { class: "actions" }, ...out) : null;
   }
 
-  function wagerForm(seat) {
+  // Ante presets (from the table's limits, tables.selectors.posted_rules): one tap bets it,
+  // with the Trips typed (if any). A typed Ante and "Bet" for any other amount.
+  function wagerForm(seat, waiting) {
     const n = seat.seat;
-    const limits = game().config.limits;
+    const limits = page.posted.limits;
     const draft = drafts[n] || (drafts[n] = {
-      ante: seat.wager ? seat.wager.ante / 100 : (limits.ante_min || 500) / 100,
+      ante: seat.wager ? seat.wager.ante / 100 : (limits.ante_min || page.posted.ante_presets[0]) / 100,
       trips: seat.wager && seat.wager.trips ? seat.wager.trips / 100 : "",
     });
+    const submit = (anteText) => {
+      const a = toCents(anteText);
+      const t = String(draft.trips).trim() === "" ? 0 : toCents(draft.trips);
+      if (a === null || t === null) { showError("invalid_amount"); return; }
+      // The Blind is left out: the engine makes it equal to the Ante.
+      tap(t ? { type: "wager", seat: n, ante: a, trips: t } : { type: "wager", seat: n, ante: a });
+    };
     const ante = h("input", { name: "ante", inputmode: "decimal", value: draft.ante, "aria-label": `Ante for seat ${n}`,
       oninput: (e) => { draft.ante = e.target.value; } });
     const trips = h("input", { name: "trips", inputmode: "decimal", value: draft.trips, placeholder: "none",
       "aria-label": `Trips for seat ${n}`, oninput: (e) => { draft.trips = e.target.value; } });
-    return h("form", { class: "wager", onsubmit: (e) => {
-      e.preventDefault();
-      const a = toCents(draft.ante);
-      const t = String(draft.trips).trim() === "" ? 0 : toCents(draft.trips);
-      if (a === null || t === null) {
-        message = { kind: "error", title: page.errors.invalid_amount, code: "invalid_amount" };
-        renderMessage();
-        return;
-      }
-      // The Blind is left out: the engine makes it equal to the Ante.
-      tap(t ? { type: "wager", seat: n, ante: a, trips: t } : { type: "wager", seat: n, ante: a });
-    } }, h("label", {}, "Ante = Blind $", ante), h("label", {}, "Trips $", trips),
-    h("button", { type: "submit", class: "primary" }, seat.wager ? "Change" : "Bet"));
+    const presets = page.posted.ante_presets.slice(0, 4).map((cents) => h("button", {
+      type: "button", class: "preset", disabled: waiting, "data-ante": cents,
+      onclick: () => { draft.ante = cents / 100; submit(String(cents / 100)); },
+    }, money(cents).replace(".00", "")));
+    return h("form", { class: "wager", onsubmit: (e) => { e.preventDefault(); submit(draft.ante); } },
+      h("div", { class: "presets" }, ...presets),
+      h("label", {}, "Ante $", ante), h("label", {}, "Trips $", trips),
+      h("button", { type: "submit", class: "primary", disabled: waiting }, seat.wager ? "Change" : "Bet"));
   }
 
+  const SEAT_PARTS = [seatHead, seatWagers, seatDecision, seatHole, seatQueued, seatActions];
+
+  // Seats are redrawn only when what they show changed: a seat the dealer is typing in
+  // keeps its inputs and focus while another seat's tap is answered.
+  const seatDrawn = new Map(); // seat -> signature of what it shows
   function renderSeats() {
-    const seats = view().seats.map((seat) => {
+    const container = $("seats");
+    const round = game().round;
+    for (const seat of view().seats) {
+      const signature = JSON.stringify([seat, queuedAt(seat.seat).map((e) => e.id), status === "open",
+        showHoles(), decidesNow(seat), round && round.number]);
+      let el = container.querySelector(`:scope > .seat[data-seat="${seat.seat}"]`);
+      if (el && seatDrawn.get(seat.seat) === signature) continue;
       const w = seat.wager;
-      const badges = [];
-      if (seat.role === "player_dealer") badges.push(h("span", { class: "badge pd" }, "Player-dealer"));
-      if (seat.offered) badges.push(h("span", { class: "badge offer" }, "Bank offered"));
-      return h("div", {
-        class: `seat ${seat.player ? "" : "empty"} ${seat.role || ""} ${seat.owes ? "owes" : ""} ${w && w.folded ? "folded" : ""}`,
+      const fresh = h("div", {
+        class: `seat ${seat.player ? "" : "empty"} ${seat.role || ""} ${decidesNow(seat) ? "owes" : ""} ${w && w.folded ? "folded" : ""}`,
         "data-seat": seat.seat,
-      },
-      h("div", { class: "seat-head" }, h("span", { class: "seat-no" }, `Seat ${seat.seat}`),
-        h("span", { class: "player" }, seat.player || "empty"), ...badges),
-      w ? h("div", { class: "wagers" }, wagerLine(w)) : null,
-      w ? h("div", { class: "decision-state" }, decisionText(w, seat.owes)) : null,
-      w && w.hole ? h("div", { class: "hole" }, ...w.hole.map((c) => cardEl(showHoles() ? c : null))) : null,
-      h("div", { class: "actions" }, ...seatActions(seat)));
-    });
-    $("seats").replaceChildren(...seats);
+      }, ...SEAT_PARTS.map((part) => part(seat)));
+      if (el) el.replaceWith(fresh); else container.append(fresh);
+      seatDrawn.set(seat.seat, signature);
+    }
   }
 
   // --- the next action ----------------------------------------------------------------
   function button(label, command, cls = "primary") {
     return h("button", { class: cls, onclick: () => tap(command) }, label);
   }
+  const say = (text) => h("p", { class: "instruction" }, text);
+
+  // One function per step of view.next (tables/selectors.py, _next_step): what to say
+  // and which buttons to offer. Each returns a list of elements.
+  const STEPS = {
+    offer(next) {
+      return [say(`The bank is offered to seat ${next.seat} (${playerAt(next.seat)}).`),
+        h("div", { class: "row" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
+          button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary"))];
+    },
+    stopped(next) { return STEPS.choose_player_dealer(next); },
+    choose_player_dealer(next) {
+      const out = [say(next.step === "stopped"
+        ? "Game stopped: every seat declined the bank. Offer it again to restart."
+        : "Choose the seat the bank is offered to first (e.g. by high card).")];
+      if (!view().eligible_to_bank.length) out.push(say("Seat players first."));
+      out.push(h("div", { class: "row wrap" }, ...view().eligible_to_bank.map((s) =>
+        button(`Offer to seat ${s} (${playerAt(s)})`, { type: "offer_bank", seat: s }, "secondary"))));
+      return out;
+    },
+    wait_for_players() { return [say("Seat at least one player besides the player-dealer.")]; },
+    open_round() {
+      const rot = game().rotation;
+      const bank = h("input", { name: "bank", inputmode: "decimal", value: localStorage.getItem("cardroom.bank") || "1000", "aria-label": "Bank" });
+      return [say(`Seat ${rot.pd_seat} (${rot.pd_player}) banks the next round. Enter the bank the player-dealer posts.`),
+        h("form", { class: "row", onsubmit: (e) => {
+          e.preventDefault();
+          const cents = toCents(bank.value);
+          if (cents === null) { showError("invalid_amount"); return; }
+          localStorage.setItem("cardroom.bank", bank.value);
+          tap({ type: "open_round", bank: cents });
+        } }, h("label", {}, "Bank $", bank), h("button", { type: "submit", class: "primary" }, "Open round")),
+        h("div", { class: "row" }, button("Pass the bank", { type: "pass_bank" }, "secondary"))];
+    },
+    take_wagers() { return [say("Take the wagers at each seat: tap an Ante (the Blind equals it), with Trips typed first if any.")]; },
+    no_more_bets() {
+      return [say(`${Object.keys(game().round.seats).length} player(s) wagered. More may still bet at their seats.`),
+        button("No more bets", { type: "no_more_bets" })];
+    },
+    deal(next) {
+      const round = game().round.number;
+      return [collectionPanel(),
+        say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand."),
+        h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
+          h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`),
+          handDealtRound === round ? null
+            : h("button", { class: "secondary", onclick: () => { handDealtRound = round; render(); } }, "Dealt by hand: take decisions"))];
+    },
+    decisions(next) {
+      const out = [say(`Waiting for decisions: seat${next.pending.length > 1 ? "s" : ""} ${next.pending.join(", ")}.`)];
+      const sending = next.pending.some((n) => queuedAt(n).length);
+      if (next.check_all && next.check_all.length > 1 && !sending) {
+        out.push(h("button", { class: "secondary check-all", onclick: () => tapAll(next.check_all) },
+          `Everyone checks (seats ${next.pending.join(", ")})`));
+      }
+      return out;
+    },
+    flop(next) { return revealStep(next, "Flop"); },
+    turn_river(next) { return revealStep(next, "Turn and river"); },
+    showdown(next) { return revealStep(next, "Showdown"); },
+    settle() {
+      const preview = view().settlement_preview;
+      return [say("Check the settlement below, then settle."),
+        preview ? h("p", { class: "bank-left" }, `Player-dealer net ${money(preview.pd_net)} · bank left ${money(preview.balance)}`) : null,
+        h("div", { class: "row" }, button("Settle", { type: "settle" }),
+          view().picker ? h("button", { class: "secondary", onclick: () => openRevealPicker(view().picker) }, "Correct hole cards") : null)];
+    },
+  };
+
+  function revealStep(next, label) {
+    const need = view().picker;
+    if (need) {
+      return [say(`${label}: enter the cards.`),
+        h("button", { class: "primary", onclick: () => openRevealPicker(need) }, `Enter ${label.toLowerCase()} cards`)];
+    }
+    return [say(`${label}: reveal the dealt cards.`), button(label, { type: next.step })];
+  }
+
+  // The fees the round owes (assessed by the engine at "no more bets", in seat order, the
+  // order the dealer walks the table), with their total.
+  function collectionPanel() {
+    const fees = (game().round || {}).fees || [];
+    if (!fees.length) return null;
+    const total = fees.reduce((sum, f) => sum + f.amount, 0);
+    return h("div", { class: "collect-fees" }, h("h3", {}, `Collect the fees · ${money(total)} in all`),
+      h("table", { class: "grid compact" }, h("tbody", {}, ...fees.map((f) => h("tr", { "data-seat": f.seat, "data-payer": f.payer },
+        h("td", {}, `Seat ${f.seat}`), h("td", {}, f.payer === "player_dealer" ? `${f.player} (player-dealer)` : f.player),
+        h("td", { class: "num" }, money(f.amount)))))));
+  }
 
   function renderNext() {
     const next = view().next;
-    const rot = game().rotation;
-    const rnd = game().round;
-    const box = [];
-    const say = (text) => box.push(h("p", { class: "instruction" }, text));
-    if (picker) {
-      box.push(renderPicker());
-    } else switch (next.step) {
-      case "offer":
-        say(`The bank is offered to seat ${next.seat} (${playerAt(next.seat)}).`);
-        box.push(h("div", { class: "row" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
-          button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary")));
-        break;
-      case "stopped":
-      case "choose_player_dealer":
-        say(next.step === "stopped"
-          ? "Game stopped: every seat declined the bank. Offer it again to restart."
-          : "Choose the seat the bank is offered to first (e.g. by high card).");
-        if (!view().eligible_to_bank.length) say("Seat players first.");
-        box.push(h("div", { class: "row wrap" }, ...view().eligible_to_bank.map((s) =>
-          button(`Offer to seat ${s} (${playerAt(s)})`, { type: "offer_bank", seat: s }, "secondary"))));
-        break;
-      case "wait_for_players":
-        say("Seat at least one player besides the player-dealer.");
-        break;
-      case "open_round": {
-        say(`Seat ${rot.pd_seat} (${rot.pd_player}) banks the next round. Enter the bank the player-dealer posts.`);
-        const bank = h("input", { name: "bank", inputmode: "decimal", value: localStorage.getItem("cardroom.bank") || "1000", "aria-label": "Bank" });
-        box.push(h("form", { class: "row", onsubmit: (e) => {
-          e.preventDefault();
-          const cents = toCents(bank.value);
-          if (cents === null) { message = { kind: "error", title: page.errors.invalid_amount, code: "invalid_amount" }; renderMessage(); return; }
-          localStorage.setItem("cardroom.bank", bank.value);
-          tap({ type: "open_round", bank: cents });
-        } }, h("label", {}, "Bank $", bank), h("button", { type: "submit", class: "primary" }, "Open round")));
-        box.push(h("div", { class: "row" }, button("Pass the bank", { type: "pass_bank" }, "secondary")));
-        break;
-      }
-      case "take_wagers":
-        say("Take the wagers at each seat: Ante (the Blind equals it) and optional Trips.");
-        break;
-      case "no_more_bets":
-        say(`${Object.keys(rnd.seats).length} player(s) wagered. More may still bet at their seats.`);
-        box.push(button("No more bets", { type: "no_more_bets" }));
-        break;
-      case "deal":
-        say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand and take the decisions at the seats.");
-        box.push(h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
-          h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`)));
-        break;
-      case "decisions":
-        say(`Waiting for decisions: seat${next.pending.length > 1 ? "s" : ""} ${next.pending.join(", ")}.`);
-        break;
-      case "flop":
-      case "turn_river":
-      case "showdown": {
-        const label = { flop: "Flop", turn_river: "Turn and river", showdown: "Showdown" }[next.step];
-        const need = view().picker;
-        if (need) {
-          say(`${label}: enter the cards.`);
-          box.push(h("button", { class: "primary", onclick: () => openRevealPicker(need) }, `Enter ${label.toLowerCase()} cards`));
-        } else {
-          say(`${label}: reveal the dealt cards.`);
-          box.push(button(label, { type: next.step }));
-        }
-        break;
-      }
-      case "settle": {
-        const preview = view().settlement_preview;
-        say("Check the settlement below, then settle.");
-        if (preview) box.push(h("p", { class: "bank-left" }, `Player-dealer net ${money(preview.pd_net)} · bank left ${money(preview.balance)}`));
-        box.push(h("div", { class: "row" }, button("Settle", { type: "settle" }),
-          view().picker ? h("button", { class: "secondary", onclick: () => openRevealPicker(view().picker) }, "Correct hole cards") : null));
-        break;
-      }
-    }
-    if (isTablet && rnd && !picker) {
-      box.push(h("div", { class: "row void" }, h("button", { class: "danger quiet", onclick: openVoid }, "Void round…")));
-    }
-    if (!isTablet) box.splice(0, box.length, ...box.filter((el) => el.classList.contains("instruction")));
-    $("next").replaceChildren(h("h2", {}, "Next"), ...box);
+    const box = picker ? [renderPicker()] : (STEPS[next.step] || (() => []))(next);
+    if (isTablet && !picker) box.push(voidPanel());
+    const shown = box.filter((el) => el && (isTablet || el.classList.contains("instruction")));
+    $("next").replaceChildren(h("div", { class: "next-head" }, h("h2", {}, "Next"),
+      isTablet ? h("button", { class: "quiet rules-button", onclick: openRules }, "Table rules") : null), ...shown);
   }
-
   // --- the 52-card picker ------------------------------------------------------------
   function openRevealPicker(need) {
     if (need.command === "showdown") {
@@ -480,48 +556,71 @@
   }
 
   // --- settlement ---------------------------------------------------------------------
-  function lineInstruction(line) {
-    const who = `seat ${line.seat}`;
+  // Each line of the engine's settlement as one thing the dealer does: Collect, Pay,
+  // Return (a win-capped or no-action wager goes back to the player), or Push.
+  function lineAction(line) {
     switch (line.result) {
       case "win":
-        return `Pay ${who} ${money(line.amount)}` + (line.uncovered ? `; ${money(line.uncovered)} uncovered (bank exhausted)` : "");
+        return { verb: "Pay", kind: "pay", amount: line.amount, note: line.uncovered ? `${money(line.uncovered)} uncovered (bank exhausted)` : "" };
       case "lose":
-        if (line.amount === 0) return `Return ${money(line.stake)} to ${who} (the player-dealer's win is capped)`;
-        return `Collect ${money(line.amount)} from ${who}` + (line.uncovered ? `; return ${money(line.uncovered)} (win cap)` : "");
+        if (line.amount === 0) return { verb: "Return", kind: "return", amount: line.stake, note: "win cap" };
+        return { verb: "Collect", kind: "collect", amount: line.amount, note: line.uncovered ? `return ${money(line.uncovered)} (win cap)` : "" };
       case "push":
-        return `Push: ${who} keeps the stake`;
+        return { verb: "Push", kind: "push", amount: null, note: "stake stays" };
       default:
-        return `Return ${money(line.stake)} to ${who}: no action (bank exhausted)`;
+        return { verb: "Return", kind: "return", amount: line.stake, note: "no action (bank exhausted)" };
     }
   }
 
-  function settlementTable(s, kind) {
+  // Each seat's total, in the engine's order (the first line of each seat): what to pay or
+  // collect in all, the wagers returned and the fee refunded.
+  function seatTotals(s) {
+    const order = [...new Set(s.lines.map((l) => l.seat))];
+    const seats = [...s.seats].sort((a, b) => (order.indexOf(a.seat) + 1 || 99) - (order.indexOf(b.seat) + 1 || 99));
+    const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
+    return seats.map((seat) => {
+      const returned = s.lines.filter((l) => l.seat === seat.seat && lineAction(l).kind === "return")
+        .reduce((sum, l) => sum + lineAction(l).amount, 0);
+      const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
+        : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
+        : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
+      return { seat, action, refund: refunds.get(seat.seat) || 0 };
+    });
+  }
+
+  const doCell = (action, note) => h("td", { class: `do ${action.kind}` },
+    h("span", { class: "verb" }, action.verb), action.amount !== null ? ` ${money(action.amount)}` : "",
+    note ? h("span", { class: "note" }, ` · ${note}`) : null);
+
+  function settlementView(s, kind) {
     const pd = s.player_dealer;
-    const rows = s.lines.map((line, i) => h("tr", { class: `line ${line.result}` },
+    const totals = seatTotals(s).map(({ seat, action, refund }) => h("tr", { class: `total ${action.kind}`, "data-seat": seat.seat },
+      h("td", {}, `Seat ${seat.seat}`), h("td", { class: "who" }, seat.player),
+      h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
+      doCell(action, refund ? `refund fee ${money(refund)}` : "")));
+    const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
       h("td", { class: "num" }, i + 1), h("td", {}, `Seat ${line.seat}`), h("td", {}, line.wager),
-      h("td", { class: "num" }, money(line.stake)), h("td", {}, line.result.replace("_", " ")),
-      h("td", { class: "num" }, line.amount ? money(line.amount) : ""),
-      h("td", { class: "num" }, line.uncovered ? money(line.uncovered) : ""),
-      h("td", {}, lineInstruction(line))));
-    const seats = s.seats.map((seat) => h("li", {}, `Seat ${seat.seat} (${seat.player}): ${seat.folded || !seat.hand ? "folded" : HAND[seat.hand]}, net ${money(seat.net)}`));
+      h("td", { class: "num" }, money(line.stake)), doCell(lineAction(line), lineAction(line).note)));
+    const refunds = s.fee_refunds || [];
     return h("div", { class: `settlement ${kind}`, "data-round": s.round },
-      h("p", {}, `Player-dealer seat ${pd.seat} (${pd.player}): ${HAND[pd.hand]}${pd.qualifies ? "" : ", does not qualify"}.`),
-      h("table", { class: "grid lines" },
-        h("thead", {}, h("tr", {}, ...["#", "Seat", "Wager", "Stake", "Result", "Amount", "Uncovered", "Do"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, ...rows)),
-      h("ul", { class: "seat-nets" }, ...seats),
+      h("p", { class: "pd-result" }, `Player-dealer seat ${pd.seat} (${pd.player}): ${HAND[pd.hand]}${pd.qualifies ? "" : ", does not qualify"}.`),
+      h("table", { class: "grid totals" },
+        h("thead", {}, h("tr", {}, ...["Seat", "Player", "Hand", "Do (in all)"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, ...totals)),
       h("p", { class: "bank-left" }, `Bank ${money(s.bank)} · player-dealer net ${money(s.pd_net)} · bank left ${money(s.balance)}`,
         s.exhausted ? h("strong", { class: "alert" }, " · bank exhausted") : ""),
-      s.fee_refunds && s.fee_refunds.length
-        ? h("p", {}, "Refund collection fees: ", s.fee_refunds.map((f) => `seat ${f.seat} ${money(f.amount)}`).join(", "))
-        : null);
+      refunds.length ? h("p", { class: "refunds" }, "Refund collection fees: ", refunds.map((f) => `seat ${f.seat} ${money(f.amount)}`).join(", ")) : null,
+      h("details", { class: "lines-detail" }, h("summary", {}, `Every wager in order (${s.lines.length} lines)`),
+        h("table", { class: "grid lines" },
+          h("thead", {}, h("tr", {}, ...["#", "Seat", "Wager", "Stake", "Do"].map((t) => h("th", {}, t)))),
+          h("tbody", {}, ...lines))));
   }
 
   function renderPreview() {
     const el = $("preview");
     const preview = view().settlement_preview;
     el.hidden = !preview;
-    if (preview) el.replaceChildren(h("h2", {}, `Settlement preview · round ${preview.round}`), settlementTable(preview, "preview"));
+    if (preview) el.replaceChildren(h("h2", {}, `Settlement preview · round ${preview.round}`), settlementView(preview, "preview"));
   }
 
   function renderSettlement() {
@@ -532,18 +631,65 @@
     const next = settled.next_offer
       ? `Next: the bank is offered to seat ${settled.next_offer}.`
       : settled.player_dealer_next ? `Next: seat ${settled.player_dealer_next} may bank again or pass.` : "";
-    el.replaceChildren(h("div", { class: "panel" },
-      h("h2", {}, `Settlement · round ${settled.round}`),
-      h("p", {}, "Collect and pay in this order:"),
-      settlementTable(settled, "final"),
-      next ? h("p", { class: "instruction" }, next) : null,
-      h("button", { class: "primary", onclick: () => { keepSettlement(null); render(); } }, "Done")));
+    el.replaceChildren(h("div", { class: "panel settle-panel" },
+      h("div", { class: "settle-head" }, h("h2", {}, `Settlement · round ${settled.round}`),
+        next ? h("span", { class: "instruction" }, next) : null,
+        h("button", { class: "primary done", onclick: () => { keepSettlement(null); render(); } }, "Done")),
+      settlementView(settled, "final")));
+  }
+
+  // --- the table's posted rules -----------------------------------------------------------
+  function openRules() {
+    const p = page.posted;
+    const t = page.posted_text;
+    const range = (low, high) => `${low ? money(low) : "no minimum"} to ${high ? money(high) : "no maximum"}`;
+    const odds = (rows) => h("table", { class: "grid compact" }, h("tbody", {}, ...rows.map((r) =>
+      h("tr", {}, h("td", {}, HAND[r.hand] || r.hand), h("td", { class: "num" }, r.pays)))));
+    let dialog = $("rules-dialog");
+    if (!dialog) { dialog = h("dialog", { id: "rules-dialog", class: "rules" }); app.append(dialog); }
+    const fees = p.fees;
+    dialog.replaceChildren(h("h2", {}, "Table rules, as posted"),
+      h("div", { class: "rules-grid" },
+        h("section", {}, h("h3", {}, "Limits"),
+          h("p", {}, `Ante (= Blind): ${range(p.limits.ante_min, p.limits.ante_max)}`),
+          h("p", {}, `Trips: ${range(p.limits.trips_min, p.limits.trips_max)}`),
+          h("p", {}, `A player-dealer banks at most ${p.max_consecutive_banks} round${p.max_consecutive_banks > 1 ? "s" : ""} in a row.`)),
+        h("section", {}, h("h3", {}, `Blind pays (${p.paytable.name})`), odds(p.paytable.blind)),
+        h("section", {}, h("h3", {}, "Trips pays"), odds(p.paytable.trips)),
+        h("section", {}, h("h3", {}, "Collection fees"), fees
+          ? [h("p", {}, `Paid by ${t[fees.payers]}; a player's fee on ${t[fees.player_basis]}, the player-dealer's ${t[fees.pd_basis]}.`),
+            h("table", { class: "grid compact" },
+              h("thead", {}, h("tr", {}, h("th", {}, "Wager"), h("th", { class: "num" }, "Player"), h("th", { class: "num" }, "Player-dealer"))),
+              h("tbody", {}, ...fees.rates.map((r) => h("tr", {}, h("td", {}, `${money(r.min)}–${money(r.max)}`),
+                h("td", { class: "num" }, money(r.player_fee)), h("td", { class: "num" }, money(r.pd_fee))))))]
+          : h("p", {}, "No collection fee at this table."))),
+      h("form", { method: "dialog" }, h("button", { class: "primary" }, "Close")));
+    dialog.showModal();
   }
 
   // --- void ------------------------------------------------------------------------------
-  // A void needs a second person: the dealer asks, a supervisor approves here with their
-  // own credentials (never the tablet's session), and the server voids the round at once.
-  // Both names are stored with it. Not queued: it needs the server there and then.
+  // A void needs a second person. The dealer sends the request to the supervisors (their
+  // queue and the floor dashboard); one approves on their own device and the round is
+  // voided at once: the tablet sees the void as the table's next event and the decision by
+  // polling the request. Or a supervisor at the table approves here with their own
+  // credentials (never the tablet's session). Not queued: it needs the server there and then.
+  const VOID_KEY = `cardroom.void.${page.table}`;
+  let voidRequest = JSON.parse(localStorage.getItem(VOID_KEY) || "null"); // {approval, round}
+  function keepVoidRequest(request) {
+    voidRequest = request;
+    if (request) localStorage.setItem(VOID_KEY, JSON.stringify(request));
+    else localStorage.removeItem(VOID_KEY);
+  }
+
+  function voidPanel() {
+    if (voidRequest) {
+      return h("div", { class: "void-request", "data-approval": voidRequest.approval },
+        h("strong", {}, "Void requested"), ` for round ${voidRequest.round}: waiting for a supervisor on the floor.`);
+    }
+    if (!game().round) return null;
+    return h("div", { class: "row void" }, h("button", { class: "danger quiet", onclick: openVoid }, "Request a void…"));
+  }
+
   function postJson(url, body) {
     return fetch(url, {
       method: "POST",
@@ -552,24 +698,42 @@
       credentials: "same-origin",
     }).then((response) => response.json());
   }
+
+  const VOIDED = { kind: "info", title: "Round voided", detail: "Every wager returned and every fee refunded." };
   function requestVoid(reason, username, password) {
-    postJson(`/api/tables/${page.table}/approvals`, { kind: "void", payload: { reason } })
-      .then((asked) => {
-        if (!asked.ok) return asked;
-        return postJson(`/api/approvals/${asked.approval}/decide`, { username, password, approve: true })
-          .then((decided) => (decided.ok ? decided.result : decided));
-      })
-      .then((result) => {
-        const code = result && !result.ok && result.error ? result.error.code : null;
-        message = code
-          ? { kind: "error", title: page.errors[code] || code, detail: result.error.message, code }
-          : { kind: "info", title: "Round voided", detail: "Every wager returned and every fee refunded." };
+    const body = { kind: "void", payload: { reason } };
+    if (username) body.approver = { username, password }; // approved here, at once
+    const round = (game().round || {}).number;
+    postJson(`/api/tables/${page.table}/approvals`, body)
+      .then((answer) => {
+        if (!answer.ok) { showError(answer.error.code, answer.error.message); return; }
+        if (answer.status === "pending") keepVoidRequest({ approval: answer.approval, round });
+        else message = { ...VOIDED, after: tapCount };
         render();
       })
       .catch(() => {
-        message = { kind: "error", title: "No connection", detail: "A void needs the server: try again when connected." };
+        message = { kind: "error", title: "No connection", detail: "A void needs the server: try again when connected.", after: tapCount };
         render();
       });
+  }
+
+  // The request's fate, asked of the server while it waits (and at once after the void's
+  // event): approved (the round is voided), refused, or expired (the round ended first).
+  function checkVoidRequest() {
+    if (!voidRequest) return;
+    const asked = voidRequest.approval;
+    fetch(`/api/approvals/${asked}`, { credentials: "same-origin" })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((answer) => {
+        if (!answer || !voidRequest || voidRequest.approval !== asked || answer.status === "pending") return;
+        keepVoidRequest(null);
+        message = answer.status === "approved" ? { ...VOIDED, detail: `Approved by ${answer.decided_by}. ${VOIDED.detail}` }
+          : answer.status === "refused" ? { kind: "error", title: "The void was refused", detail: `${answer.decided_by} refused it: the round goes on.` }
+          : { kind: "info", title: "The void request expired", detail: "The round ended before a supervisor decided." };
+        message.after = tapCount;
+        render();
+      })
+      .catch(() => {});
   }
 
   function openVoid() {
@@ -580,12 +744,13 @@
   if (isTablet) {
     $("void-form").addEventListener("submit", (e) => {
       const dialog = $("void-dialog");
-      if (e.submitter && e.submitter.value === "void") {
-        const data = new FormData(e.target);
-        requestVoid(data.get("reason").trim(), data.get("username").trim(), data.get("password"));
-      }
+      const data = new FormData(e.target);
+      const how = e.submitter && e.submitter.value;
+      if (how === "request") requestVoid(data.get("reason").trim());
+      if (how === "approve-here") requestVoid(data.get("reason").trim(), data.get("username").trim(), data.get("password"));
       dialog.close();
     });
+    setInterval(checkVoidRequest, 2000);
   }
 
   render();

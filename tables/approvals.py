@@ -20,6 +20,7 @@ from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import checked_text
 from rounds.models import Round
 
+from .events import floor_row_changed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table
 from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
 
@@ -28,7 +29,7 @@ VIA = ("device", "tablet")
 PAYLOAD_FIELDS = {"void": {"reason"}, "correction": {"reason", "round"}, "config": {"reason", "config"}}
 
 
-def tablet_login(*, approval_id: int, username, password, actor: Actor):
+def tablet_login(*, table_id: int, username, password, actor: Actor):
     """The approver's own credentials typed on a tablet: their user, or CommandError.
 
     Checked by Django's model backend directly, not through `authenticate()`: that one
@@ -38,7 +39,6 @@ def tablet_login(*, approval_id: int, username, password, actor: Actor):
     lockout instead, per table and approver, in the cache every process shares."""
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
         raise CommandError("invalid_command", "the approver's username and password are texts")
-    table_id = Approval.objects.values_list("table_id", flat=True).get(pk=approval_id)
     key = f"approval-login:{table_id}:{username.lower()[:150]}"
     if cache.get(key, 0) >= settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT:
         raise CommandError("rate_limited", "too many failed approvals with this name at this table: try again later")
@@ -62,7 +62,8 @@ def tablet_login(*, approval_id: int, username, password, actor: Actor):
 
 def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -> Approval:
     """Ask for a second person's approval. `payload` has a `reason`; a correction names
-    its `round`, a configuration change its `config`."""
+    its `round`, a configuration change its `config`. The floor's row of the table shows
+    the request once it is committed."""
     if kind not in dict(Approval.KINDS):
         raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
     if not can_drive(actor, table_id):
@@ -94,7 +95,37 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
             summary=f"{kind} requested at {table.name}" + (f" round {round_number}" if round_number else ""),
             detail={"approval": approval.pk, "payload": payload},
         )
+        floor_row_changed_on_commit(table.pk)
     return approval
+
+
+def approval_request_approved_here(*, actor: Actor, table_id: int, kind: str, payload: dict, approver: dict, tablet_actor):
+    """The request and a supervisor's approval at once, on the requester's device with the
+    supervisor's own credentials (`approver`: username and password). The credentials are
+    checked first: a failed attempt leaves no request behind. `tablet_actor(user)` is the
+    supervisor as an actor of this request (its session and address). All or nothing."""
+    if not isinstance(approver, dict):
+        raise CommandError("invalid_command", "approver is an object with username and password")
+    supervisor = tablet_login(
+        table_id=table_id, username=approver.get("username"), password=approver.get("password"), actor=actor
+    )
+    with transaction.atomic():
+        approval = approval_request(actor=actor, table_id=table_id, kind=kind, payload=payload)
+        decision, outcome = approval_decide(approval_id=approval.pk, decider=tablet_actor(supervisor), approve=True, via="tablet")
+    return approval, decision, outcome
+
+
+def approval_status(approval: Approval) -> str:
+    """pending, approved, refused, or expired: a pending void whose round is no longer the
+    table's round in progress (it was settled or voided meanwhile) can only be dismissed."""
+    decision = getattr(approval, "decision", None)
+    if decision is not None:
+        return "approved" if decision.approved else "refused"
+    if approval.kind == "void":
+        current = (approval.table.state.get("round") or {}).get("number")
+        if current != approval.round_number:
+            return "expired"
+    return "pending"
 
 
 def _round_of(table: Table, kind: str, payload: dict) -> int | None:
@@ -128,12 +159,18 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
         raise CommandError("invalid_command", f"via must be one of {VIA}")
     with transaction.atomic():
         approval = Approval.objects.select_for_update(of=("self",)).get(pk=approval_id)
+        # The table locked before the decision, as the void command will lock it: whether
+        # the request has expired cannot change between this check and the void.
+        approval.table = lock_table(approval.table_id)
         if decider.role != "supervisor":
             raise CommandError("not_authorized", "only a supervisor approves")
         if decider.user_id == approval.requested_by_id:
             raise CommandError("not_authorized", "the requester cannot approve their own request")
         if ApprovalDecision.objects.filter(approval=approval).exists():
             raise CommandError("wrong_state", "this request has already been decided")
+        if approve and approval_status(approval) == "expired":
+            raise CommandError("wrong_state", f"round {approval.round_number} has ended: the request has expired, dismiss it")
+        verdict = "dismissed, expired" if approval_status(approval) == "expired" else "refused"
         decision = ApprovalDecision.objects.create(
             approval=approval,
             approved=approve,
@@ -147,10 +184,15 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             actor=decider,
             action="approval_decided",
             table_id=approval.table_id,
-            summary=f"{approval.kind} {'approved' if approve else 'refused'} ({via})",
+            summary=f"{approval.kind} {'approved' if approve else verdict} ({via})",
             detail={"approval": approval.pk, "requested_by": approval.requested_by_id},
         )
         outcome = _carry_out(approval, decider) if approve else None
+        refused = getattr(outcome, "result", {"ok": True})
+        if not refused["ok"]:
+            # Never "approved, but not carried out": the decision is rolled back with it.
+            raise CommandError(refused["error"]["code"], refused["error"]["message"])
+        floor_row_changed_on_commit(approval.table_id)
     return decision, outcome
 
 

@@ -17,11 +17,11 @@ from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
-from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableGame, play_amount
+from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
 from rounds.models import Round
 
 from . import presence
-from .models import Table, TableEvent
+from .models import Approval, Table, TableEvent
 from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
@@ -106,6 +106,9 @@ def _seat_view(game: TableGame, n: int) -> dict:
     else:
         role = "player"
     owes = bool(entry and rnd.phase in _DECISIONS and entry.owes_decision(rnd.phase))
+    # Before `deal` a pre-flop decision is taken only when the cards are dealt by hand
+    # (the tablet asks which first): `owes_now` is a decision owed with the cards out.
+    owes_now = owes and not rnd.can_deal
     play_amounts = {}
     # Command templates the tablet offers at this seat; the service has the last word.
     if player is None:
@@ -139,6 +142,7 @@ def _seat_view(game: TableGame, n: int) -> dict:
             else None
         ),
         "owes": owes,
+        "owes_now": owes_now,
         "actions": actions,
         "play_amounts": play_amounts,
     }
@@ -170,7 +174,11 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
         # are dealt by hand and entered as they are revealed (commands.md, `deal`).
         return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
     if pending:
-        return {"step": "decisions", "pending": pending, "commands": []}
+        decisions = {"step": "decisions", "pending": pending, "commands": []}
+        if rnd.phase in STREET_ACTIONS["check"]:
+            # Everyone still to decide may check on this street: one tap for all of them.
+            decisions["check_all"] = [{"type": "check", "seat": seat} for seat in pending]
+        return decisions
     advance = _ADVANCE[rnd.phase]
     return {"step": advance, "commands": [{"type": advance}]}
 
@@ -201,6 +209,38 @@ def _settlement_preview(game: TableGame) -> dict | None:
     except CommandError:
         return None
     return result
+
+
+# --- what is posted at the table ----------------------------------------------------------
+
+# Chip presets for the Ante, as multiples of the table minimum (within the maximum).
+_PRESET_MULTIPLES = (1, 2, 5, 10, 20, 50)
+_DEFAULT_MINIMUM = 500  # a table with no posted minimum: presets from $5
+
+
+def posted_rules(config: dict) -> dict:
+    """The table's limits, pay table, collection schedule and bank rotation as posted at
+    the table, from its configuration (the engine's), for the tablet's "Table rules"
+    panel; and the Ante presets that panel's limits give the wager step."""
+    engine_config = TableConfig.from_config(config)
+    limits = engine_config.limits
+    paytable = engine_config.paytable
+    odds = lambda table: [{"hand": hand, "pays": f"{x} to {y}"} for hand, (x, y) in table.items()]  # noqa: E731
+    schedule = engine_config.fee_schedule
+    low = limits.ante_min or _DEFAULT_MINIMUM
+    presets = [low * m for m in _PRESET_MULTIPLES if limits.ante_max is None or low * m <= limits.ante_max]
+    return {
+        "limits": {"ante_min": limits.ante_min, "ante_max": limits.ante_max,
+                   "trips_min": limits.trips_min, "trips_max": limits.trips_max},
+        "paytable": {"name": paytable.name, "blind": odds(paytable.blind), "trips": odds(paytable.trips)},
+        "fees": (
+            {"payers": schedule.payers, "player_basis": schedule.player_basis, "pd_basis": schedule.pd_basis,
+             "rates": [{"min": r.min, "max": r.max, "player_fee": r.player_fee, "pd_fee": r.pd_fee} for r in schedule.rates]}
+            if schedule else None
+        ),
+        "max_consecutive_banks": engine_config.max_consecutive_banks,
+        "ante_presets": presets,
+    }
 
 
 # --- the floor ---------------------------------------------------------------------------
@@ -278,12 +318,30 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     }
     tablets = presence.tablets_connected(ids)
     failing = presence.commands_failing(ids)
+    waiting = {}
+    for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
+        waiting.setdefault(request["table_id"], []).append(request)
     return [
-        _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk)) for t in tables
+        _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []))
+        for t in tables
     ]
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None) -> dict:
+def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
+    """Requests waiting for a supervisor; a void whose round has ended meanwhile is expired
+    (tables.approvals.approval_status), to be dismissed, not approved."""
+    current = rnd.number if rnd else None
+    expired = sum(1 for r in requests if r["kind"] == "void" and r["round_number"] != current)
+    alerts = []
+    if len(requests) > expired:
+        n = len(requests) - expired
+        alerts.append({"kind": "approval_pending", "text": f"{n} approval{'s' if n > 1 else ''} waiting", "count": n})
+    if expired:
+        alerts.append({"kind": "approval_expired", "text": f"{expired} expired request{'s' if expired > 1 else ''} to dismiss", "count": expired})
+    return alerts
+
+
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=()) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
@@ -299,12 +357,14 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None) -> dict:
         alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot.offer_seat}"})
     if rounds.get("voids_today"):
         alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
-    if is_open and not tablets:
+    # A missing tablet matters where a game is on: an open table with players or a round.
+    if is_open and not tablets and (game.occupants or rnd):
         alerts.append({"kind": "tablet_disconnected", "text": "Tablet disconnected"})
     if failing:
         alerts.append(
             {"kind": "commands_failing", "text": f"Tablet commands failing: {failing['count']} server error(s), tablet retrying"}
         )
+    alerts += _approval_alerts(list(approvals), rnd)
     last_at = table.last_event_at
     if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
         alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})

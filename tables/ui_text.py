@@ -31,4 +31,16 @@ ERROR_TEXT = {
     "not_authorized": "You are not allowed to do that.",
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
     "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",
+    "unknown": "The server refused that tap. Check the screen and try again.",
+}
+
+# The collection schedule's terms (rounds/engine/fees.py) as the posted rules say them.
+POSTED_TEXT = {
+    "all_players": "every player and the player-dealer",
+    "players_not_pd": "the players (not the player-dealer)",
+    "pd_only": "the player-dealer only",
+    "ante": "the Ante",
+    "initial_total": "the Ante, Blind and Trips together",
+    "per_betting_square": "per betting square in action",
+    "total_table_action": "on the total action at the table",
 }

@@ -7,19 +7,37 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
 from cardroom import wire
-from cardroom.access import DRIVERS, EVERY_ROLE, READERS, Actor, api_for, can_drive, can_view_table, page_for
+from cardroom.access import (
+    DRIVERS,
+    EVERY_ROLE,
+    READERS,
+    Actor,
+    api_for,
+    can_drive,
+    can_view_table,
+    page_for,
+    tables_assigned_now,
+)
 
 from . import presence
 from .models import Table
-from .selectors import floor_rows, table_snapshot
+from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
-from .ui_text import ERROR_TEXT
+from .ui_text import ERROR_TEXT, POSTED_TEXT
 from .visibility import LIVE, TABLET, audience_of
 
 
 @page_for(*EVERY_ROLE)
 def home(request):
-    return render(request, "tables/home.html", {"tables": Table.objects.order_by("name", "pk")})
+    """Every table, with links only to the pages this person may open (can_drive and
+    can_view_table, cardroom.access: a dealer's are the tables assigned now)."""
+    tables = list(Table.objects.order_by("name", "pk"))
+    actor = Actor.from_request(request)
+    everyone = {t.pk for t in tables}
+    assigned = tables_assigned_now(actor.user_id) if actor.role == "dealer" else set()
+    drivable = everyone if actor.role == "supervisor" else assigned
+    viewable = everyone if actor.role in READERS else assigned
+    return render(request, "tables/home.html", {"tables": tables, "drivable": drivable, "viewable": viewable})
 
 
 @page_for(*READERS)
@@ -52,6 +70,10 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "table": table.pk,
                 "snapshot": table_snapshot(table, audience),
                 "errors": ERROR_TEXT,
+                # As posted when the page was opened: an open table's configuration
+                # changes only with a second supervisor's approval, between rounds.
+                "posted": posted_rules(table.state["config"]),
+                "posted_text": POSTED_TEXT,
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
             },

@@ -57,6 +57,9 @@ MATRIX = {
     "staff/assignments/": ("get", SUPERVISOR_ONLY),
     "staff/audit/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, FORBIDDEN)),
     "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    # No such approval here (404, "ok"): another table's dealer is refused an existing one
+    # (tests/service/test_approvals_travel.py).
+    "api/approvals/<int:approval_id>": ("get", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
     "api/approvals/<int:approval_id>/decide": ("post", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/open": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/config": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),

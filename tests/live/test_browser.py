@@ -180,12 +180,19 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     # Collection fees at "no more bets": $1 per player, 50 cents per player for the PD.
     expect(row.locator(".fees")).to_have_text("$3.00")
 
+    # Dealt by hand: the pre-flop decisions are offered once the dealer says so.
+    expect(tablet.locator(".seat[data-seat='2'] button:has-text('Check')")).to_have_count(0)
+    tablet.click("button:has-text('Dealt by hand')")
+
     # The server goes away: the dealer's taps are queued, then sent once on reconnect.
     daphne.stop()
     expect(tablet.locator("#status")).to_contain_text("Offline")
     tablet.click(".seat[data-seat='2'] button:has-text('Check')")
     tablet.click(".seat[data-seat='3'] button:has-text('Play 3×')")
     expect(tablet.locator("#status")).to_contain_text("2 taps queued")
+    # Each queued tap is drawn on its seat, whose buttons wait for it: no double tap.
+    expect(tablet.locator(".seat[data-seat='3'] .badge.queued")).to_have_text("Play 3× · queued")
+    expect(tablet.locator(".seat[data-seat='3'] button.decision")).to_have_count(0)
     daphne.start()
     expect(tablet.locator("#status")).to_have_text("Live", timeout=20000)
     expect(tablet.locator(".seat[data-seat='3'] .decision-state")).to_have_text("Played $75.00")

@@ -122,3 +122,40 @@ def test_the_floor_costs_the_same_queries_for_one_table_or_many():
     for _ in range(4):
         worked_example_b(make_table(seats=4, fee_schedule=FEES))
     assert queries() == one
+
+
+def test_decisions_are_offered_only_once_the_cards_are_out_and_everyone_may_check_in_one_tap():
+    table = make_table(seats=4)
+    run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)],
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 100000},
+        {"type": "wager", "seat": 2, "ante": 1000}, {"type": "wager", "seat": 3, "ante": 1000}, {"type": "no_more_bets"})
+    seats = view(table)["seats"]
+    # Owed, but not before the deal: the dealer first says how the cards were dealt.
+    assert [(s["owes"], s["owes_now"]) for s in seats[1:3]] == [(True, False), (True, False)]
+    run(table.pk, {"type": "deal"})
+    v = view(table)
+    assert [s["owes_now"] for s in v["seats"][1:3]] == [True, True]
+    assert v["next"]["check_all"] == [{"type": "check", "seat": 2}, {"type": "check", "seat": 3}]
+    run(table.pk, *v["next"]["check_all"], {"type": "flop"})
+    assert view(table)["next"]["check_all"] == [{"type": "check", "seat": 2}, {"type": "check", "seat": 3}]
+    run(table.pk, {"type": "check", "seat": 2}, {"type": "check", "seat": 3}, {"type": "turn_river"})
+    river = view(table)["next"]
+    assert river["step"] == "decisions" and "check_all" not in river  # no check on the river
+
+
+def test_the_posted_rules_are_the_tables_configuration_in_full():
+    from tables.selectors import posted_rules
+
+    posted = posted_rules(make_table(limits={"ante_min": 500, "ante_max": 5000}, fee_schedule=FEES).state["config"])
+    assert posted["limits"] == {"ante_min": 500, "ante_max": 5000, "trips_min": None, "trips_max": None}
+    assert posted["ante_presets"] == [500, 1000, 2500, 5000]  # multiples of the minimum, within the maximum
+    assert {"hand": "royal_flush", "pays": "500 to 1"} in posted["paytable"]["blind"]
+    assert posted["paytable"]["name"] == "UTH-01" and {"hand": "three_of_a_kind", "pays": "3 to 1"} in posted["paytable"]["trips"]
+    assert posted["fees"]["rates"] == FEES["rates"]
+
+
+def test_a_missing_tablet_is_an_alert_only_where_a_game_is_on():
+    quiet = make_table()
+    assert "tablet_disconnected" not in kinds(row(quiet))  # open, nobody seated
+    run(quiet.pk, {"type": "sit", "seat": 1, "player": "P-1"})
+    assert "tablet_disconnected" in kinds(row(quiet))
