@@ -10,7 +10,7 @@ the service refuses anyone else whatever they post. Compliance reads and signs n
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from django.conf import settings
 from django.contrib import messages
@@ -218,7 +218,7 @@ def _closer_context(day: date, shift: str | None, filters: dict) -> dict:
         "filters": filters,
         "rows": rows,
         "totals": selectors.closer_totals(rows),
-        "closed": filters["closes"] and all(filters["closes"].values()),
+        "closed": all(filters["closes"].values()),
         "query": f"?shift={shift}" if shift else "",
         "time_zone": calendar().zone,
         "produced_at": timezone.localtime(),
@@ -226,30 +226,50 @@ def _closer_context(day: date, shift: str | None, filters: dict) -> dict:
 
 
 CLOSER_COLUMNS = [header for header, _ in selectors.CLOSER_EXPORT_COLUMNS]
-CLOSER_MONEY = {name for name in CLOSER_COLUMNS if name.endswith("_cents")}
 
 
-@require_GET
-@page_for(*COUNT_READERS)
-def closer_xlsx(request, gaming_day: str):
-    day, shift, filters = _scope(request, gaming_day)
-    rows = selectors.closer_summary(gaming_day=day, shift=shift)
-    values = [[row[key] for key in selectors.CLOSER_ROW_KEYS] for row in rows]
+def _cell(value):
+    """Workbooks take no zone-aware time: times are written in the cardroom's zone."""
+    if isinstance(value, datetime):
+        return timezone.localtime(value).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return value
 
-    def build(export_id, copy):
-        preamble = [
-            [f"Closer summary {day} {shift or 'whole gaming day'}", copy],
-            ["Status", "closed" if filters["closes"] and all(filters["closes"].values()) else "PRELIMINARY: not closed"],
-            ["Export id", str(export_id), "manifest", reverse("compliance:export-manifest", args=[export_id])],
-            ["Requested by", request.user.get_username(), "at", timezone.localtime().strftime("%Y-%m-%d %H:%M:%S %Z")],
-        ]
-        return rows_xlsx(title="Closer summary", preamble=preamble, columns=CLOSER_COLUMNS, rows=values, money=CLOSER_MONEY)
 
-    content, manifest = document_export(
-        kind="closer_summary", media_type=XLSX_MEDIA_TYPE, extension="xlsx", filters=filters, columns=CLOSER_COLUMNS,
-        rows=len(rows), requested_by=request.user.get_username(), build=build,
-    )
-    return export_attachment(HttpResponse(content, content_type=XLSX_MEDIA_TYPE), filename=manifest.filename, export_id=manifest.id)
+def _xlsx_view(kind: str, title: str, export_columns, rows_of):
+    """A workbook of a count sheet or closer (the CSV's columns, with dollar columns for
+    reading), recorded with its manifest; the second one of the same closes says REPRINT."""
+    columns = [header for header, _ in export_columns]
+    keys = selectors.row_keys(export_columns)
+
+    @require_GET
+    @page_for(*COUNT_READERS)
+    def view(request, gaming_day: str):
+        day, shift, filters = _scope(request, gaming_day)
+        rows = rows_of(gaming_day=day, shift=shift)
+        values = [[_cell(row[key]) for key in keys] for row in rows]
+
+        def build(export_id, copy):
+            preamble = [
+                [f"{title} {day} {shift or 'whole gaming day'}", copy],
+                ["Status", "closed" if all(filters["closes"].values()) else "PRELIMINARY: not closed"],
+                ["Export id", str(export_id), "manifest", reverse("compliance:export-manifest", args=[export_id])],
+                ["Requested by", request.user.get_username(), "at", timezone.localtime().strftime("%Y-%m-%d %H:%M:%S %Z")],
+            ]
+            money = {name for name in columns if name.endswith("_cents")}
+            return rows_xlsx(title=title, preamble=preamble, columns=columns, rows=values, money=money)
+
+        content, manifest = document_export(
+            kind=kind, media_type=XLSX_MEDIA_TYPE, extension="xlsx", filters=filters, columns=columns,
+            rows=len(rows), requested_by=request.user.get_username(), build=build,
+        )
+        response = HttpResponse(content, content_type=XLSX_MEDIA_TYPE)
+        return export_attachment(response, filename=manifest.filename, export_id=manifest.id)
+
+    return view
+
+
+closer_xlsx = _xlsx_view("closer_summary", "Closer summary", selectors.CLOSER_EXPORT_COLUMNS, selectors.closer_summary)
+count_sheet_xlsx = _xlsx_view("count_sheet", "Count sheet", selectors.COUNT_SHEET_EXPORT_COLUMNS, selectors.count_sheet_rows)
 
 
 @require_GET

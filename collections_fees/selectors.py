@@ -505,8 +505,10 @@ def _column_key(expression: str) -> str:
     return re.search(r"b\.(\w+)", expression).group(1)
 
 
-# The closer rows' keys in the export's column order (the XLSX writes the same columns).
-CLOSER_ROW_KEYS = [_column_key(expression) for _, expression in CLOSER_EXPORT_COLUMNS]
+def row_keys(export_columns) -> list[str]:
+    """The keys of a query's rows, in its export's column order (a workbook writes the
+    same columns as the CSV)."""
+    return [_column_key(expression) for _, expression in export_columns]
 
 
 def closer_totals(rows: list[dict]) -> dict:

@@ -24,6 +24,7 @@ urlpatterns = [
     path("count/", count_views.count_index, name="count-index"),
     path("count/<str:gaming_day>/<str:shift>/", count_views.count_sheet, name="count-sheet"),
     path("count/<str:gaming_day>/export.csv", count_views.count_sheet_csv, name="count-sheet-export"),
+    path("count/<str:gaming_day>/count.xlsx", count_views.count_sheet_xlsx, name="count-sheet-xlsx"),
     path("closer/<str:gaming_day>/", count_views.closer, name="closer"),
     path("closer/<str:gaming_day>/export.csv", count_views.closer_csv, name="closer-export"),
     path("closer/<str:gaming_day>/closer.xlsx", count_views.closer_xlsx, name="closer-xlsx"),

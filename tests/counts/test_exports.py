@@ -91,13 +91,19 @@ def test_the_printed_closer_is_hashed_and_the_second_print_says_reprint(officer,
     assert b"ORIGINAL" in officer.get(f"/compliance/closer/{DAY}/print/?shift=swing").content
 
 
-def test_the_closer_workbook_matches_its_manifest(officer, closed_day):
+@pytest.mark.parametrize("path, kind", [("closer/{day}/closer.xlsx", "closer_summary"), ("count/{day}/count.xlsx", "count_sheet")])
+def test_a_workbook_matches_its_manifest_and_says_which_copy_it_is(officer, closed_day, path, kind):
     from openpyxl import load_workbook
 
-    response = officer.get(f"/compliance/closer/{DAY}/closer.xlsx")
-    manifest = ExportManifest.objects.get(pk=response["X-Export-Id"])
-    assert manifest.sha256 == hashlib.sha256(response.content).hexdigest() and manifest.bytes == len(response.content)
-    rows = list(load_workbook(io.BytesIO(response.content)).active.values)
-    assert rows[0][1] in ("ORIGINAL", "REPRINT")
-    header = rows.index(next(r for r in rows if r and r[0] == "gaming_day"))
-    assert len(rows) - header - 1 == manifest.rows == len(closed_day.tables)
+    copies = []
+    for _ in range(2):
+        response = officer.get("/compliance/" + path.format(day=DAY))
+        manifest = ExportManifest.objects.get(pk=response["X-Export-Id"])
+        assert manifest.kind == kind
+        assert manifest.sha256 == hashlib.sha256(response.content).hexdigest() and manifest.bytes == len(response.content)
+        rows = list(load_workbook(io.BytesIO(response.content)).active.values)
+        copies.append(rows[0][1])
+        header = rows.index(next(r for r in rows if r and r[0] == "gaming_day"))
+        assert len(rows) - header - 1 == manifest.rows > 0
+        assert list(rows[header][: len(manifest.columns)]) == manifest.columns
+    assert copies == ["ORIGINAL", "REPRINT"]

@@ -83,3 +83,9 @@ def test_the_count_team_and_managers_reach_the_count_pages_and_nothing_of_the_fl
         assert client.get(page).status_code == 200, page
     assert client.get("/floor/").status_code == 403
     assert client.get("/compliance/collections/").status_code == 403
+
+
+def test_the_count_team_is_offered_only_the_pages_it_opens(day):
+    client = client_of(day.counters[0])
+    page = client.get(SHEET).content.decode()
+    assert "/compliance/count/" in page and "/compliance/collections/" not in page and "/floor/" not in page
