@@ -179,9 +179,26 @@ def fee_box_in_force(*, table_id: int, gaming_day: date, shift: str) -> int | No
     )
 
 
+def boxes_now(table_ids: list[int], now: datetime | None = None) -> dict[int, dict]:
+    """The boxes on these tables now, for the tablet and the floor (one query whatever
+    the number of tables): {table id: {"fees": identifier or None, "jackpot": ...}}."""
+    now, cal = now or timezone.now(), calendar()
+    boxes = {table_id: {"fees": None, "jackpot": None} for table_id in table_ids}
+    in_force = (
+        BoxPlacement.objects.filter(table_id__in=table_ids, gaming_day=cal.gaming_day(now), shift=cal.shift(now))
+        .order_by("table_id", "slot", "-placed_at", "-id")
+        .distinct("table_id", "slot")
+        .values_list("table_id", "slot", "box__identifier")
+    )
+    for table_id, slot, identifier in in_force:
+        boxes[table_id][slot] = identifier
+    return boxes
+
+
 def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> BoxPlacement:
     """Put a box on a table for the current gaming day and shift. Replacing the box in
     force in the same slot is a swap: it needs a reason; who and when are recorded."""
+    from tables.events import floor_row_changed_on_commit
     from tables.services import lock_table
 
     _require_role(actor, BOX_KEEPERS, "placing a drop box")
@@ -214,6 +231,7 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> 
             box=box, table=table, slot=box.slot, gaming_day=day, shift=shift, replaces=current,
             reason=reason, placed_by=actor.name, placed_at=now,
         )
+        floor_row_changed_on_commit(table.pk)  # the floor shows the box at once; a tablet at its next update
         what = f"swapped {current.box.identifier} for {box.identifier}" if current else f"placed {box.identifier}"
         _audit(actor, "box_placed", table_id=table.pk, summary=f"{what} ({day} {shift})",
                      detail={"placement": placement.pk, "reason": reason})

@@ -36,6 +36,7 @@
       h("td", { class: "num seated" }, `${r.seated} / ${r.seats}`),
       h("td", { class: "num rph" }, r.rounds_per_hour),
       h("td", { class: "num fees" }, money(r.fees_today)),
+      h("td", { class: "box" }, r.boxes.fees || "none", r.boxes.jackpot ? ` · jackpot ${r.boxes.jackpot}` : ""),
       h("td", {}, h("div", { class: "alerts" },
         ...r.alerts.map((a) => h("span", { class: `alert ${a.kind}`, "data-kind": a.kind }, a.text)))));
   }

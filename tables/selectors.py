@@ -14,6 +14,7 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
+from collections_fees.counts import boxes_now
 from collections_fees.models import CollectionEntry
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
@@ -43,6 +44,8 @@ def server_snapshot(table: Table) -> dict:
         "version": table.version,
         "game": table.state,
         "view": table_view(table.state),
+        # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
+        "boxes": boxes_now([table.pk])[table.pk],
     }
 
 
@@ -318,11 +321,15 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     }
     tablets = presence.tablets_connected(ids)
     failing = presence.commands_failing(ids)
+    boxes = boxes_now(ids, now)
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
     return [
-        _floor_row(t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []))
+        _floor_row(
+            t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
+            boxes[t.pk],
+        )
         for t in tables
     ]
 
@@ -341,7 +348,7 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     return alerts
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=()) -> dict:
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), boxes=None) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
@@ -390,4 +397,5 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "last_event_at": last_at.isoformat() if last_at else None,
         "tablets": tablets,
         "alerts": alerts,
+        "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
     }

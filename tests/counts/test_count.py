@@ -168,3 +168,34 @@ def test_each_step_is_refused_to_the_roles_it_is_not_for(day):
             with pytest.raises(CountError) as refused:
                 step(actor)
             assert refused.value.code == "not_authorized", (name, actor.role)
+
+
+def test_the_tablet_and_the_floor_show_the_box_on_the_table_now(day, clock):
+    from tables.selectors import floor_rows, table_snapshot
+
+    first, second = day.tables[0], day.tables[1]
+    clock.set(DAY, time(12, 0))  # the day shift, after the swap
+    rows = {row["table"]: row for row in floor_rows()}
+    assert rows[first.pk]["boxes"] == {"fees": "EMERG-1", "jackpot": None}
+    assert rows[second.pk]["boxes"]["fees"] == f"T{second.pk}-day"
+    first.refresh_from_db()
+    assert table_snapshot(first, "tablet")["boxes"]["fees"] == "EMERG-1"
+    clock.set(DAY, time(15, 0))
+    assert floor_rows()[0]["boxes"]["fees"] == f"T{first.pk}-swing"
+
+
+def test_a_swap_needs_a_reason_and_a_box_is_on_one_table_at_a_time(day, clock):
+    clock.set(DAY, time(12, 0))
+    first, second = day.tables[0], day.tables[1]
+    spare = counts.box_register(identifier="EMERG-2", kind="emergency", table_id=None, actor=day.supervisor)
+    with pytest.raises(CountError) as no_reason:
+        counts.box_place(table_id=second.pk, box_id=spare.pk, actor=day.supervisor)
+    assert no_reason.value.code == "swap_needs_reason"
+    with pytest.raises(CountError) as in_use:
+        counts.box_place(table_id=second.pk, box_id=day.boxes[(first.pk, "day")][1].pk, actor=day.supervisor, reason="x")
+    assert in_use.value.code == "box_in_use"
+    with pytest.raises(CountError) as other_table:
+        counts.box_place(table_id=second.pk, box_id=day.boxes[(first.pk, "day")][0].pk, actor=day.supervisor, reason="x")
+    assert other_table.value.code == "box_of_another_table"
+    swap = counts.box_place(table_id=second.pk, box_id=spare.pk, actor=day.supervisor, reason="slot jammed")
+    assert (swap.replaces.box.identifier, swap.placed_by, swap.reason) == (f"T{second.pk}-day", "sup-sam", "slot jammed")
