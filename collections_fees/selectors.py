@@ -46,6 +46,13 @@ TABLE = Table._meta.db_table
 SCHEDULE = FeeSchedule._meta.db_table
 DROP = DropCount._meta.db_table
 ROUND = Round._meta.db_table
+BOX = DropBox._meta.db_table
+PLACEMENT = BoxPlacement._meta.db_table
+BOX_COUNT = BoxCount._meta.db_table
+SHEET = CountSheet._meta.db_table
+VARIANCE_APPROVAL = VarianceApproval._meta.db_table
+APPROVAL = Approval._meta.db_table
+APPROVAL_DECISION = ApprovalDecision._meta.db_table
 
 
 @dataclass(frozen=True)
@@ -272,26 +279,51 @@ DAILY_TOTALS_SCOPE = {"day_from": "gaming_day", "day_to": "gaming_day", "table":
 
 
 def daily_totals(filters: Filters) -> list[dict]:
-    """Per table and gaming day: fees, refunds, expected drop (fees - refunds), the drop
-    count in force (the latest entered) and the variance (counted - expected).
+    """Per table and gaming day: fees, refunds, expected drop (fees - refunds), what was
+    counted and the variance (counted - expected).
+
+    Counted is the count team's: the counts in force (collections_fees/counts.py) of the
+    table's fee boxes over the day's shifts, by whom, the last count's time, and how many
+    count rows (recounts included). A day counted before the count sheets existed keeps
+    its legacy drop count (the latest DropCount entered).
 
     Only the day range and the table filter apply: the expected drop is what the whole
     table collected that day, whichever dealer or payer. Each entry counts on its own
     gaming day (a refund on the day it was given back). A table and day with a count but
     no collection is listed too (expected 0)."""
-    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
-    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
+    scope = DAILY_TOTALS_SCOPE.items()
+    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in scope})
+    box_conditions, box_params = filter_conditions(
+        filters, {"day_from": "s.gaming_day", "day_to": "s.gaming_day", "table": "bc.table_id"}
+    )
+    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in scope})
     sql = f"""
         WITH totals AS (
             SELECT ce.table_id, ce.gaming_day, {_fee_and_refund_sums('ce')}
             FROM {CE} ce {where_clause(ce_conditions)}
             GROUP BY ce.table_id, ce.gaming_day
-        ), counts AS (
+        ), box_latest AS (
+            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, s.gaming_day, bc.counted, bc.counted_by,
+                   bc.counted_at, count(*) OVER (PARTITION BY bc.sheet_id, bc.box_id) AS entries
+            FROM {BOX_COUNT} bc JOIN {SHEET} s ON s.id = bc.sheet_id JOIN {BOX} bx ON bx.id = bc.box_id
+            {where_clause([*box_conditions, "bx.kind <> 'jackpot'"])}
+            ORDER BY bc.sheet_id, bc.box_id, bc.id DESC
+        ), box_counts AS (
+            SELECT table_id, gaming_day, sum(counted)::bigint AS counted,
+                   string_agg(DISTINCT counted_by, ', ') AS counted_by, max(counted_at) AS counted_at,
+                   sum(entries)::bigint AS count_entries
+            FROM box_latest GROUP BY table_id, gaming_day
+        ), legacy AS (
             SELECT DISTINCT ON (dc.table_id, dc.gaming_day)
                    dc.table_id, dc.gaming_day, dc.amount AS counted, dc.counted_by, dc.counted_at,
                    count(*) OVER (PARTITION BY dc.table_id, dc.gaming_day) AS count_entries
             FROM {DROP} dc {where_clause(drop_conditions)}
             ORDER BY dc.table_id, dc.gaming_day, dc.counted_at DESC, dc.id DESC
+        ), counts AS (
+            SELECT * FROM box_counts
+            UNION ALL
+            SELECT * FROM legacy l WHERE NOT EXISTS (
+                SELECT 1 FROM box_counts b WHERE b.table_id = l.table_id AND b.gaming_day = l.gaming_day)
         )
         SELECT coalesce(tt.table_id, c.table_id) AS table_id, t.name AS table_name,
                coalesce(tt.gaming_day, c.gaming_day) AS gaming_day,
@@ -305,11 +337,12 @@ def daily_totals(filters: Filters) -> list[dict]:
         JOIN {TABLE} t ON t.id = coalesce(tt.table_id, c.table_id)
         ORDER BY gaming_day, table_name, table_id
     """
-    return fetch_dicts(sql, (*ce_params, *drop_params))
+    return fetch_dicts(sql, (*ce_params, *box_params, *drop_params))
 
 
 def drop_count_history(*, table_id: int, gaming_day: date):
-    """Every count entered for a table and gaming day, latest first."""
+    """Every legacy drop count entered for a table and gaming day (before the count
+    sheets), latest first."""
     return DropCount.objects.filter(table_id=table_id, gaming_day=gaming_day).order_by("-counted_at", "-id")
 
 
@@ -340,13 +373,6 @@ def export_manifest_get(*, export_id) -> ExportManifest:
 
 # --- The count and the closer summary (collections_fees/counts.py writes them) ------------
 
-BOX = DropBox._meta.db_table
-PLACEMENT = BoxPlacement._meta.db_table
-BOX_COUNT = BoxCount._meta.db_table
-SHEET = CountSheet._meta.db_table
-VARIANCE_APPROVAL = VarianceApproval._meta.db_table
-APPROVAL = Approval._meta.db_table
-APPROVAL_DECISION = ApprovalDecision._meta.db_table
 
 
 def _shift_scope(gaming_day: date, shift: str | None) -> tuple[list[str], datetime, datetime]:

@@ -12,7 +12,6 @@ urlpatterns = [
     path("collections/", views.collection_log, name="collections"),
     path("collections/export.csv", views.collection_export_csv, name="collections-export"),
     path("collections/summary.xlsx", views.daily_summary, name="collections-summary"),
-    path("collections/drop-counts/", views.drop_count_create, name="drop-count-create"),
     path(
         "collections/drop-counts/<int:table_id>/<str:gaming_day>/",
         views.drop_count_history,
