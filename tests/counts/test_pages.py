@@ -89,3 +89,21 @@ def test_the_count_team_is_offered_only_the_pages_it_opens(day):
     client = client_of(day.counters[0])
     page = client.get(SHEET).content.decode()
     assert "/compliance/count/" in page and "/compliance/collections/" not in page and "/floor/" not in page
+
+
+def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table():
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from collections_fees.counts import boxes_now
+    from tables.models import Table
+
+    for _ in range(2):  # idempotent
+        out = StringIO()
+        call_command("seed_demo", stdout=out)
+    assert "user counter  password counter-demo  (count_team)" in out.getvalue()
+    assert "user manager  password manager-demo  (manager)" in out.getvalue()
+    tables = list(Table.objects.values_list("pk", flat=True))
+    assert tables and all(box["fees"] == f"FEES-{pk}" for pk, box in boxes_now(tables).items())
+    assert BoxPlacement.objects.count() == len(tables)
