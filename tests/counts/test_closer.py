@@ -7,8 +7,7 @@ import pytest
 from collections_fees import counts, selectors
 from rounds.models import Round
 
-from .conftest import count_shift, sign_and_close
-from .play import DAY, pieces
+from .play import DAY, count_shift, pieces, sign_and_close
 
 pytestmark = pytest.mark.django_db
 

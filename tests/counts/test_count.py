@@ -11,8 +11,7 @@ from collections_fees.counts import CountError
 from collections_fees.models import BoxCount, CollectionEntry, DropCount, ShiftClose
 from collections_fees.selectors import Filters, daily_totals
 
-from .conftest import count_shift, sign_and_close
-from .play import DAY, person, pieces
+from .play import DAY, count_shift, person, pieces, sign_and_close
 
 pytestmark = pytest.mark.django_db
 

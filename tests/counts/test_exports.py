@@ -20,8 +20,7 @@ from collections_fees.models import ExportManifest
 from tests.compliance.asgi import AsgiClient
 from tests.compliance.conftest import empty_tables
 
-from .conftest import count_shift, sign_and_close
-from .play import AFTER_THE_DAY, DAY, Clock, person, play
+from .play import AFTER_THE_DAY, DAY, Clock, count_shift, person, play, sign_and_close
 
 pytestmark = pytest.mark.django_db
 
