@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -188,8 +189,6 @@ def _csv_view(kind: str, query_of):
     async def export_view(request, gaming_day: str):
         day, shift = _day(gaming_day), _shift(request.GET.get("shift"))
         user = await request.auser()
-        from asgiref.sync import sync_to_async
-
         filters = await sync_to_async(selectors.closer_filters)(gaming_day=day, shift=shift)
         export = CsvExport(kind=kind, query=query_of(gaming_day=day, shift=shift), filters=filters,
                            requested_by=user.get_username())

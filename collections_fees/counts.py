@@ -322,7 +322,7 @@ def box_count_record(*, sheet_id, box_id, denominations, actor: Actor, explanati
             raise CountError("not_found", f"no box {box_id!r} was on a table in the {sheet.shift} shift of {sheet.gaming_day}")
         expected = box_expected(box_id=box_id, gaming_day=sheet.gaming_day, shift=sheet.shift)
         variance = total - expected
-        if abs(variance) > settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS and not explanation:
+        if variance_requires(variance)[0] and not explanation:
             raise CountError(
                 "explanation_required",
                 f"a variance of {variance / 100:+.2f} is above ${settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS / 100:.2f}: "
@@ -338,8 +338,16 @@ def box_count_record(*, sheet_id, box_id, denominations, actor: Actor, explanati
     return count
 
 
+def variance_requires(variance: int) -> tuple[bool, bool]:
+    """(needs an explanation, needs a manager's approval) for a variance in cents, either
+    way: above the configured thresholds (the escalation one implies the explanation)."""
+    size = abs(variance)
+    escalate = size > settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS
+    return escalate or size > settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS, escalate
+
+
 def needs_approval(count: BoxCount) -> bool:
-    return abs(count.variance) > settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS
+    return variance_requires(count.variance)[1]
 
 
 def variance_approve(*, count_id, actor: Actor, note: str = "") -> VarianceApproval:
@@ -370,7 +378,7 @@ def sheet_problems(sheet: CountSheet) -> list[str]:
     boxes, counts = placed_boxes(sheet), counts_in_force(sheet)
     problems = [f"box {box} is not counted" for box in sorted(set(boxes) - set(counts))]
     for count in counts.values():
-        if abs(count.variance) > settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS and not count.explanation:
+        if variance_requires(count.variance)[0] and not count.explanation:
             problems.append(f"box {count.box_id}: its variance needs an explanation")
         if needs_approval(count) and not hasattr(count, "approval"):
             problems.append(f"box {count.box_id}: its variance needs a manager's approval")

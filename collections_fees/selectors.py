@@ -213,6 +213,7 @@ COLLECTION_EXPORT_COLUMNS = (
     ("refunded_by_seq", "b.refunded_by_seq"),
     ("chain_seq", "b.seq"),
     ("row_hash", "b.row_hash"),
+    ("drop_box", "b.drop_box"),  # last: the columns before it keep their places
 )
 
 
@@ -240,9 +241,11 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
                CASE WHEN ce.kind = 'refund' THEN 'refund'
                     WHEN rf.id IS NULL THEN 'collected' ELSE 'refunded' END AS status,
                CASE WHEN ce.kind = 'refund' THEN ce.reason ELSE coalesce(rf.reason, '') END AS reason,
-               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash
+               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash,
+               bx.identifier AS drop_box
         FROM {CE} ce
         JOIN {TABLE} t ON t.id = ce.table_id
+        LEFT JOIN {BOX} bx ON bx.id = ce.box_id
         JOIN {ROUND} r ON r.id = ce.round_id
         JOIN {EVENT} ev ON ev.id = ce.event_id
         JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id

@@ -106,3 +106,10 @@ def test_a_workbook_matches_its_manifest_and_says_which_copy_it_is(officer, clos
         assert len(rows) - header - 1 == manifest.rows > 0
         assert list(rows[header][: len(manifest.columns)]) == manifest.columns
     assert copies == ["ORIGINAL", "REPRINT"]
+
+
+def test_every_line_of_the_collection_export_names_its_drop_box(officer, closed_day):
+    body = AsgiClient(officer).get("/compliance/collections/export.csv", {"from": DAY, "to": DAY}).body.decode()
+    lines = list(csv.DictReader(io.StringIO(body)))
+    boxes = {b.identifier for placed in closed_day.boxes.values() for b in placed}
+    assert lines and {line["drop_box"] for line in lines} == boxes
