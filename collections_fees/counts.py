@@ -146,7 +146,7 @@ def box_register(*, identifier, kind, table_id: int | None, actor: Actor) -> Dro
     if kind == "emergency":
         if table_id is not None:
             raise CountError("invalid_input", "an emergency box belongs to no table")
-    elif table_id is None or not Table.objects.filter(pk=table_id).exists():
+    elif type(table_id) is not int or not Table.objects.filter(pk=table_id).exists():
         raise CountError("invalid_input", f"a {kind} box names an existing table")
     with transaction.atomic():
         if DropBox.objects.filter(identifier__iexact=identifier).exists():
@@ -158,25 +158,23 @@ def box_register(*, identifier, kind, table_id: int | None, actor: Actor) -> Dro
     return box
 
 
-def placement_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str = "fees") -> BoxPlacement | None:
-    return (
-        BoxPlacement.objects.filter(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot)
-        .select_related("box")
-        .order_by("-placed_at", "-id")
-        .first()
+def _placements_latest_first(*, table_id: int, gaming_day: date, shift: str, slot: str):
+    """A table's placements in a slot for a shift, the one in force first."""
+    return BoxPlacement.objects.filter(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot).order_by(
+        "-placed_at", "-id"
     )
+
+
+def placement_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str = "fees") -> BoxPlacement | None:
+    return _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot).select_related("box").first()
 
 
 def fee_box_in_force(*, table_id: int, gaming_day: date, shift: str) -> int | None:
     """The id of the fee box on the table now (one query), for the command service: the
     box every collection entry of the command goes into. Placements take the table's row
     lock, so a swap and a command are ordered."""
-    return (
-        BoxPlacement.objects.filter(table_id=table_id, gaming_day=gaming_day, shift=shift, slot="fees")
-        .order_by("-placed_at", "-id")
-        .values_list("box_id", flat=True)
-        .first()
-    )
+    placements = _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot="fees")
+    return placements.values_list("box_id", flat=True).first()
 
 
 def boxes_now(table_ids: list[int], now: datetime | None = None) -> dict[int, dict]:
@@ -199,12 +197,16 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> 
     """Put a box on a table for the current gaming day and shift. Replacing the box in
     force in the same slot is a swap: it needs a reason; who and when are recorded."""
     from tables.events import floor_row_changed_on_commit
+    from tables.models import Table
     from tables.services import lock_table
 
     _require_role(actor, BOX_KEEPERS, "placing a drop box")
     reason = _text(reason, "the reason", required=False, limit=200)
     with transaction.atomic():
-        table = lock_table(table_id)  # ordered with the table's commands
+        try:
+            table = lock_table(table_id)  # ordered with the table's commands
+        except (Table.DoesNotExist, ValueError, TypeError):
+            raise CountError("not_found", "no such table") from None
         try:
             box = DropBox.objects.get(pk=box_id)
         except (DropBox.DoesNotExist, ValueError, TypeError):
@@ -234,7 +236,7 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> 
         floor_row_changed_on_commit(table.pk)  # the floor shows the box at once; a tablet at its next update
         what = f"swapped {current.box.identifier} for {box.identifier}" if current else f"placed {box.identifier}"
         _audit(actor, "box_placed", table_id=table.pk, summary=f"{what} ({day} {shift})",
-                     detail={"placement": placement.pk, "reason": reason})
+               detail={"placement": placement.pk, "reason": reason})
     return placement
 
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from collections_fees import counts
 from collections_fees.counts import CountError
-from collections_fees.models import BoxCount, CollectionEntry, DropCount, ShiftClose
+from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, DropCount, ShiftClose
 from collections_fees.selectors import Filters, daily_totals
 
 from .play import DAY, count_shift, person, pieces, sign_and_close
@@ -202,3 +202,12 @@ def test_a_swap_needs_a_reason_and_a_box_is_on_one_table_at_a_time(day, clock):
     assert other_table.value.code == "box_of_another_table"
     swap = counts.box_place(table_id=second.pk, box_id=spare.pk, actor=day.supervisor, reason="slot jammed")
     assert (swap.replaces.box.identifier, swap.placed_by, swap.reason) == (f"T{second.pk}-day", "sup-sam", "slot jammed")
+
+
+@pytest.mark.parametrize("table_id, box_id", [(None, 1), (999999, 1), ("x", 1)])
+def test_placing_on_no_table_or_no_box_is_refused_and_writes_nothing(day, clock, table_id, box_id):
+    clock.set(DAY, time(12, 0))
+    before = BoxPlacement.objects.count()
+    with pytest.raises(CountError) as refused:
+        counts.box_place(table_id=table_id, box_id=box_id, actor=day.supervisor)
+    assert refused.value.code == "not_found" and BoxPlacement.objects.count() == before
