@@ -5,7 +5,8 @@ Run with `python -m benchmarks.bench_closer [tables] [rounds_per_shift] [repeats
 through the real command service on `tables` tables over its three shifts (a fee box on
 each table each shift, a swap and a void on the first), then counted by two counters and
 closed shift by shift (tests/counts/play.py). Prints the time to play and count it, and
-the best time to produce: the closer summary of the day (the query), of one shift, the
+the closer summary of the day as a table (one box counted $5 short), and the best time
+to produce: the closer summary of the day (the query), of one shift, the
 printed closer (render, hash, manifest) and the streamed closer CSV.
 
 The database: a throwaway PostgreSQL (tests/plugins/services.py) with a scratch `test_...`
@@ -42,6 +43,22 @@ def best_of(repeats: int, work) -> tuple[float, object]:
     return best, result
 
 
+def print_closer(rows: list[dict], totals: dict) -> None:
+    """The closer as a plain table (dollars), as the closing note shows it."""
+
+    def dollars(cents):
+        return "" if cents is None else f"{cents / 100:,.2f}"
+
+    header = ("table", "dealt", "settled", "voided", "fees", "refunds", "expected", "counted", "variance", "boxes", "banked by")
+    print(" | ".join(header))
+    for r in [*rows, {**totals, "table_name": "TOTAL", "boxes": "", "banked_by": ""}]:
+        print(" | ".join(str(v) for v in (
+            r["table_name"], r["rounds_dealt"], r["rounds_settled"], r["rounds_voided"], dollars(r["fees"]),
+            dollars(r["refunds"]), dollars(r["expected"]), dollars(r["counted"]), dollars(r["variance"]),
+            r["boxes"], r["banked_by"],
+        )))
+
+
 def run(tables: int, rounds: int, repeats: int) -> None:
     import django
 
@@ -66,16 +83,20 @@ def run(tables: int, rounds: int, repeats: int) -> None:
             day = play(clock, tables=tables, rounds_per_shift=rounds)
             played = time.perf_counter() - started
             clock.set(*AFTER_THE_DAY)
+            # The counters find $5 less than the log in the second table's swing box
+            # (within the $25 threshold: no explanation needed); the rest ties exactly.
+            short_box = day.boxes[(day.tables[1].pk, "swing")][0].pk if tables > 1 else None
             for shift in ("day", "swing", "grave"):
-                sign_and_close(day, count_shift(day, shift))
+                sign_and_close(day, count_shift(day, shift, adjust={short_box: -500}))
         counted = time.perf_counter() - started - played
         lines = CollectionEntry.objects.filter(gaming_day=DAY).count()
         print(f"gaming day played: {tables} tables, {Round.objects.filter(gaming_day=DAY).count()} rounds, "
               f"{lines} collection lines in {played:.1f} s; counted by two and closed in {counted:.1f} s")
 
         seconds, rows = best_of(repeats, lambda: selectors.closer_summary(gaming_day=DAY))
-        assert len(rows) == tables and all(r["variance"] == 0 for r in rows)
+        assert len(rows) == tables and sum(r["variance"] for r in rows) == (-500 if tables > 1 else 0)
         print(f"closer summary of the gaming day ({len(rows)} tables): {seconds * 1000:.1f} ms (best of {repeats})")
+        print_closer(rows, selectors.closer_totals(rows))
         seconds, _ = best_of(repeats, lambda: selectors.closer_summary(gaming_day=DAY, shift="swing"))
         print(f"closer summary of one shift: {seconds * 1000:.1f} ms")
 
