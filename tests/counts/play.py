@@ -5,13 +5,13 @@ as tests/compliance/ledger.py does): three tables over the three shifts of one g
 (the grave shift past midnight too), a fee box placed on each table each shift by the
 supervisor, one box swapped mid-shift, a voided round (its fees refunded) and a round whose
 bank runs out (fees refunded to the seats it could not act on).
+The clock is tests/compliance/ledger.py's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import date, time, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
@@ -19,26 +19,12 @@ from django.contrib.auth.models import Group, User
 from cardroom.access import Actor
 from collections_fees import counts
 from tables.services import command_execute, table_create
+from tests.compliance.ledger import Clock  # noqa: F401 (the settable clock, for this module's users)
 from tests.engine.helpers import FEES, dealt_round, seated_with_pd
 
-LA = ZoneInfo("America/Los_Angeles")
 DAY = date(2026, 4, 6)
 SHIFT_TIMES = {"day": (DAY, time(10, 0)), "swing": (DAY, time(16, 0)), "grave": (DAY + timedelta(days=1), time(1, 0))}
 AFTER_THE_DAY = (DAY + timedelta(days=1), time(7, 0))
-
-
-class Clock:
-    """`django.utils.timezone.now`: a settable time that moves one second per call."""
-
-    def __init__(self):
-        self.now = datetime(2026, 1, 1, tzinfo=LA)
-
-    def set(self, day: date, clock: time):
-        self.now = datetime.combine(day, clock, tzinfo=LA)
-
-    def __call__(self):
-        self.now += timedelta(seconds=1)
-        return self.now.astimezone(UTC)
 
 
 def person(name: str, role: str) -> Actor:

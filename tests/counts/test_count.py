@@ -2,8 +2,10 @@
 thresholds, recounts, the shift close and its reopen."""
 
 from datetime import time
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from collections_fees import counts
@@ -26,6 +28,10 @@ def test_every_collection_entry_knows_the_box_that_was_on_its_table(day):
     spare = day.boxes[(first.pk, "day")][1]
     swapped = entries.filter(box=spare)
     assert swapped.filter(kind="fee").exists() and swapped.filter(kind="refund", reason="round_voided").exists()
+    # The box is part of each line's hash: the chains still verify.
+    out = StringIO()
+    call_command("verify_logs", stdout=out)
+    assert "0 broken chains" in out.getvalue(), out.getvalue()
 
 
 def test_a_days_count_reconciles_to_the_cent_with_the_collection_log(day):
@@ -211,3 +217,17 @@ def test_placing_on_no_table_or_no_box_is_refused_and_writes_nothing(day, clock,
     with pytest.raises(CountError) as refused:
         counts.box_place(table_id=table_id, box_id=box_id, actor=day.supervisor)
     assert refused.value.code == "not_found" and BoxPlacement.objects.count() == before
+
+
+def test_moving_a_line_to_another_box_breaks_its_hash(day):
+    """Whoever rewrites which box a fee went into (to hide a short box) is found."""
+    from tests.compliance.test_tamper import sql, tamper, verify_logs
+
+    sql("SET CONSTRAINTS ALL IMMEDIATE")  # the day's own inserts are checked first
+    first = day.tables[0]
+    entry = CollectionEntry.objects.filter(table=first, box__isnull=False).order_by("seq").first()
+    other = day.boxes[(first.pk, "swing")][0]
+    tamper("collections_fees_collectionentry", "UPDATE collections_fees_collectionentry SET box_id = %s WHERE id = %s",
+           [other.pk, entry.pk])
+    status, out = verify_logs("--table", str(first.pk))
+    assert status == 1 and f"seq {entry.seq}: content altered" in out, out
