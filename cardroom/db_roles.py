@@ -7,6 +7,7 @@ the app process logs in as a role that owns nothing and holds only what it uses:
   trigger, cardroom/ledger.py): SELECT and INSERT; UPDATE too where the UPDATE trigger
   is conditional (a round moves through its streets until it is settled or voided);
   never DELETE or TRUNCATE;
+* a progressive's meter row: SELECT, INSERT, UPDATE (never DELETE);
 * every other table (the table row with its chain heads, seats, sessions, users, login
   lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations`: SELECT only;
 * sequences: USAGE and SELECT; the schema: USAGE (no CREATE).
@@ -26,6 +27,9 @@ from django.db import connections, transaction
 
 SCHEMA = "public"
 READ_ONLY_TABLES = {"django_migrations"}
+# Rows the app moves but never removes: a progressive's meter holds a fund's amounts
+# (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain).
+NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter"}
 
 
 def append_only_tables(cursor) -> dict[str, bool]:
@@ -80,6 +84,8 @@ def grant_app_role(role: str, *, password: str = "", using: str = "default") -> 
                 privileges = "SELECT, INSERT, UPDATE" if ledger[table] else "SELECT, INSERT"
             elif table in READ_ONLY_TABLES:
                 privileges = "SELECT"
+            elif table in NEVER_DELETED_TABLES:
+                privileges = "SELECT, INSERT, UPDATE"
             else:
                 privileges = "SELECT, INSERT, UPDATE, DELETE"
             cursor.execute(f"GRANT {privileges} ON {quote(table)} TO {name}")

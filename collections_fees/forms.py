@@ -72,6 +72,12 @@ class RotationFilterForm(FilterForm):
     player = forms.CharField(required=False, max_length=64)
 
 
+class JackpotFilterForm(FilterForm):
+    fields_used = ("from", "to", "month", "table", "player")
+
+    player = forms.CharField(required=False, max_length=64)
+
+
 class RoundFilterForm(FilterForm):
     fields_used = ("from", "to", "month", "table", "player", "status")
 

@@ -149,7 +149,9 @@ class ExportManifest(models.Model):
 
     KINDS = [
         (k, k)
-        for k in ("collections", "rotation", "rounds", "daily_summary", "count_sheet", "closer_summary", "closer_print")
+        for k in (
+            "collections", "rotation", "rounds", "daily_summary", "jackpot", "count_sheet", "closer_summary", "closer_print",
+        )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]
 
@@ -173,6 +175,129 @@ class ExportManifest(models.Model):
 
     class Meta:
         ordering = ["-finished_at"]
+
+
+class JackpotMeter(models.Model):
+    """A progressive's meter (game-rules 10.3): a shared object that any number of tables
+    name in their configuration (a linked progressive). Its amounts are the fund: what the
+    meter shows and the reserve behind it, plus what awards the fund could not pay (owed).
+
+    Not the ledger: the row is updated by every contribution and award, always locked
+    (`select_for_update`) after the table row, so two tables settling at once never lose an
+    update. The ledger is its JackpotEntry chain, whose head the row keeps.
+    """
+
+    name = models.CharField(max_length=64, unique=True)
+    meter = models.PositiveBigIntegerField(help_text="cents on the meter")
+    reserve = models.PositiveBigIntegerField(help_text="cents held to reseed the meter")
+    owed = models.PositiveBigIntegerField(default=0, help_text="cents of awards the fund could not pay")
+    entry_seq = models.PositiveBigIntegerField(default=0)
+    entry_head = models.CharField(max_length=64, default="0" * 64)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JackpotEntry(models.Model):
+    """One movement of a jackpot fund, apart from the collection log (4 CCR 12384: jackpot
+    collections are not the house's). Append-only (trigger) and hash-chained per meter.
+
+    Kinds: `opening` (the meter's starting amounts), `contribution` (a progressive wager at
+    no more bets), `award` (paid at settle; `owed` is what the fund could not pay),
+    `reseed` (the seed moved from the reserve after a 100% award), `reversal` (a void).
+    `meter_delta` and `reserve_delta` are signed cents; `meter_after`/`reserve_after` the
+    fund after the row. Contributions are the jackpot collections a drop count reconciles:
+    each carries its table, round and gaming day for that.
+    """
+
+    KINDS = [(k, k) for k in ("opening", "contribution", "award", "reseed", "reversal")]
+
+    meter = models.ForeignKey(JackpotMeter, on_delete=models.PROTECT, related_name="entries")
+    seq = models.PositiveBigIntegerField(help_text="position in the meter's chain")
+    kind = models.CharField(max_length=12, choices=KINDS)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, null=True, blank=True, related_name="jackpot")
+    event = models.ForeignKey("tables.TableEvent", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.CharField(max_length=64, blank=True)
+    amount = models.PositiveBigIntegerField(help_text="the wager, the award, the seed moved")
+    meter_delta = models.BigIntegerField()
+    reserve_delta = models.BigIntegerField()
+    owed = models.PositiveBigIntegerField(default=0)
+    hand = models.CharField(max_length=20, blank=True)
+    confirmed = models.BooleanField(default=False, help_text="a percentage award confirmed by a supervisor")
+    meter_after = models.PositiveBigIntegerField()
+    reserve_after = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
+    hash_key = models.CharField(max_length=32)
+
+    class Meta:
+        ordering = ["meter", "seq"]
+        indexes = [models.Index(fields=["gaming_day", "meter"], name="jackpot_day_meter")]
+        constraints = [models.UniqueConstraint(fields=["meter", "seq"], name="jackpot_seq_unique")]
+
+    def chain_content(self) -> dict:
+        return {
+            "meter": self.meter_id,
+            "seq": self.seq,
+            "kind": self.kind,
+            "table": self.table_id,
+            "round": self.round_id,
+            "event": self.event_id,
+            "seat": self.seat,
+            "player": self.player,
+            "amount": self.amount,
+            "meter_delta": self.meter_delta,
+            "reserve_delta": self.reserve_delta,
+            "owed": self.owed,
+            "hand": self.hand,
+            "confirmed": self.confirmed,
+            "meter_after": self.meter_after,
+            "reserve_after": self.reserve_after,
+            "created_at": self.created_at.astimezone(UTC).isoformat(),
+            "gaming_day": self.gaming_day.isoformat(),
+            "shift": self.shift,
+        }
+
+
+class JackpotCheckpoint(models.Model):
+    """A signed statement of where a meter's fund chain stood (its last seq and head hash,
+    and how many of its rows up to there belong to `gaming_day`): the head on the meter
+    row can be rewound by whoever can update that row; these rows anchor it, as
+    tables.ChainCheckpoint anchors a table's chains. Append-only (trigger), signed with the
+    ledger key; written by `verify_logs --checkpoint`."""
+
+    kind = "on_demand"  # the only kind so far (the table chains' checker reads it)
+
+    meter = models.ForeignKey(JackpotMeter, on_delete=models.PROTECT, related_name="checkpoints")
+    gaming_day = models.DateField()
+    last_seq = models.PositiveBigIntegerField()
+    head = models.CharField(max_length=64)
+    rows = models.PositiveBigIntegerField(help_text="rows of gaming_day in the chain with seq <= last_seq")
+    key_id = models.CharField(max_length=32)
+    signature = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["meter", "last_seq", "id"]
+
+    def signed_content(self) -> dict:
+        return {
+            "meter": self.meter_id,
+            "log": "jackpot",
+            "gaming_day": self.gaming_day.isoformat(),
+            "last_seq": self.last_seq,
+            "head": self.head,
+            "rows": self.rows,
+        }
 
 
 # --- Drop boxes, the count and the shift close (4 CCR 12384-12385) -----------------------

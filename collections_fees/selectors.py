@@ -35,6 +35,8 @@ from .models import (
     DropCount,
     ExportManifest,
     FeeSchedule,
+    JackpotEntry,
+    JackpotMeter,
     ShiftClose,
     ShiftReopenRequest,
     VarianceApproval,
@@ -53,6 +55,8 @@ SHEET = CountSheet._meta.db_table
 VARIANCE_APPROVAL = VarianceApproval._meta.db_table
 APPROVAL = Approval._meta.db_table
 APPROVAL_DECISION = ApprovalDecision._meta.db_table
+JACKPOT = JackpotEntry._meta.db_table
+METER = JackpotMeter._meta.db_table
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,56 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.seq", COLLECTION_EXPORT_COLUMNS)
+
+
+# --- Jackpot funds (game-rules 10.3), apart from the collection log --------------------------
+
+JACKPOT_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shift", "b.shift"),
+    ("time_utc", utc_text("b.created_at")),
+    ("time_local", local_text("b.created_at")),
+    ("meter", "b.meter_name"),
+    ("line", "b.kind"),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.round_number"),
+    ("seat", "b.seat"),
+    ("person_id", "b.player"),
+    ("amount_cents", "b.amount"),
+    ("meter_change_cents", "b.meter_delta"),
+    ("reserve_change_cents", "b.reserve_delta"),
+    ("owed_cents", "b.owed"),
+    ("hand", "b.hand"),
+    ("confirmed", bool_text("b.confirmed")),
+    ("meter_after_cents", "b.meter_after"),
+    ("reserve_after_cents", "b.reserve_after"),
+    ("dealer", "b.dealer"),
+    ("chain_seq", "b.seq"),
+    ("row_hash", "b.row_hash"),
+)
+
+
+def jackpot_lines_query(filters: Filters) -> SqlQuery:
+    """One row per movement of a jackpot fund (opening, contribution, award, reseed,
+    reversal), chained per meter: a meter's rows in chain order."""
+    conditions, params = filter_conditions(
+        filters,
+        {"day_from": "je.gaming_day", "day_to": "je.gaming_day", "table": "je.table_id", "player": "je.player"},
+    )
+    sql = f"""
+        SELECT je.id, je.meter_id, m.name AS meter_name, je.seq, je.kind, je.gaming_day, je.shift, je.created_at,
+               je.table_id, t.name AS table_name, r.number AS round_number, je.seat, je.player, je.amount,
+               je.meter_delta, je.reserve_delta, je.owed, je.hand, je.confirmed, je.meter_after,
+               je.reserve_after, ev.actor AS dealer, je.row_hash
+        FROM {JACKPOT} je
+        JOIN {METER} m ON m.id = je.meter_id
+        LEFT JOIN {TABLE} t ON t.id = je.table_id
+        LEFT JOIN {ROUND} r ON r.id = je.round_id
+        LEFT JOIN {EVENT} ev ON ev.id = je.event_id
+        {where_clause(conditions)}
+    """
+    return SqlQuery(sql, tuple(params), "b.meter_name, b.seq", JACKPOT_EXPORT_COLUMNS)
 
 
 def _fee_and_refund_sums(alias: str) -> str:

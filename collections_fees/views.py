@@ -22,7 +22,7 @@ from cardroom.gaming_day import calendar
 
 from . import selectors
 from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
-from .forms import CollectionFilterForm, filter_query_string
+from .forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
 from .models import ExportManifest
 
 PAGE_SIZE = 100
@@ -131,6 +131,7 @@ def csv_export_view(kind: str, form_class, query_of):
 
 
 collection_export_csv = csv_export_view("collections", CollectionFilterForm, selectors.collection_lines_query)
+jackpot_export_csv = csv_export_view("jackpot", JackpotFilterForm, selectors.jackpot_lines_query)
 
 
 @require_GET

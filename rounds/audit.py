@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from rounds.engine.paytables import paytable_from_config
 from rounds.engine.settlement import PlayerHand, Settlement, settle
+from rounds.engine.sidebets import side_bets_from_config
 from rounds.engine.table import fee_refunds
 
 from .models import Round
@@ -47,6 +48,8 @@ def round_recompute(rnd: Round) -> Settlement:
             play=s.get("play", 0),
             folded=seat in folded,
             hole=held(holes.get(seat)),
+            bad_beat=s.get("bad_beat", 0),
+            pairs=s.get("pairs", 0),
         )
         for seat, s in sorted(stakes.items())
     ]
@@ -59,6 +62,7 @@ def round_recompute(rnd: Round) -> Settlement:
         players=hands,
         seat_count=rnd.table.seats,
         paytable=paytable_from_config(rnd.config.paytable),
+        side_bets=side_bets_from_config(rnd.side_bets),
     )
 
 

@@ -34,6 +34,9 @@ class Round(models.Model):
         null=True, blank=True, help_text="the player-dealer's consecutive banked rounds, this one included (settled rounds)"
     )
     settlement = models.JSONField(null=True, blank=True, help_text="the settlement as shown to the dealer")
+    side_bets = models.JSONField(
+        null=True, blank=True, help_text="the side bets the table offered this round, with their pay tables (game-rules 10)"
+    )
     void_reason = models.TextField(blank=True)
     void_approved_by = models.CharField(max_length=150, blank=True)
 
@@ -45,7 +48,7 @@ class Round(models.Model):
 
 
 class Wager(models.Model):
-    KINDS = [(k, k) for k in ("ante", "blind", "trips", "play")]
+    KINDS = [(k, k) for k in ("ante", "blind", "trips", "play", "bad_beat", "pairs")]
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="wagers")
     seat = models.PositiveSmallIntegerField()

@@ -38,7 +38,25 @@
       h("td", { class: "num fees" }, money(r.fees_today)),
       h("td", { class: "box" }, r.boxes.fees || "none", r.boxes.jackpot ? ` · jackpot ${r.boxes.jackpot}` : ""),
       h("td", {}, h("div", { class: "alerts" },
-        ...r.alerts.map((a) => h("span", { class: `alert ${a.kind}`, "data-kind": a.kind }, a.text)))));
+        r.meter ? h("span", { class: "meter", "data-meter": r.meter.name }, `${r.meter.name} ${money(r.meter.meter)}`) : null,
+        ...r.alerts.map((a) => h("span", { class: `alert ${a.kind}`, "data-kind": a.kind }, a.text,
+          a.kind === "award_unconfirmed" ? confirmButton(r.table, a.seat) : null)))));
+  }
+
+  // A supervisor confirms a percentage progressive award from here (the command service
+  // accepts `confirm_award` from supervisors only, under their name).
+  const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
+  function confirmButton(table, seat) {
+    return h("button", { class: "secondary confirm-award", onclick: (e) => {
+      e.target.disabled = true;
+      fetch(`/api/tables/${table}/commands`, {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+        body: JSON.stringify({ type: "confirm_award", seat }),
+      }).then((response) => response.json()).then((reply) => {
+        if (!reply.result || !reply.result.ok) { e.target.disabled = false; e.target.title = JSON.stringify(reply); }
+      });
+    } }, "Confirm");
   }
 
   function draw() {

@@ -277,6 +277,9 @@
   function wagerLine(w) {
     const parts = [`Ante ${money(w.ante)}`, `Blind ${money(w.blind)}`];
     if (w.trips) parts.push(`Trips ${money(w.trips)}`);
+    if (w.bad_beat) parts.push(`Bad Beat ${money(w.bad_beat)}`);
+    if (w.pairs) parts.push(`Pairs ${money(w.pairs)}`);
+    if (w.progressive) parts.push(`Progressive ${money(w.progressive)}`);
     if (w.play) parts.push(`Play ${money(w.play)}`);
     return parts.join(" · ");
   }
@@ -354,13 +357,15 @@
     const draft = drafts[n] || (drafts[n] = {
       ante: seat.wager ? seat.wager.ante / 100 : (limits.ante_min || page.posted.ante_presets[0]) / 100,
       trips: seat.wager && seat.wager.trips ? seat.wager.trips / 100 : "",
+      ...sideBetDraft(seat.wager),
     });
     const submit = (anteText) => {
       const a = toCents(anteText);
       const t = String(draft.trips).trim() === "" ? 0 : toCents(draft.trips);
-      if (a === null || t === null) { showError("invalid_amount"); return; }
+      const side = sideBetFields(draft);
+      if (a === null || t === null || side === null) { showError("invalid_amount"); return; }
       // The Blind is left out: the engine makes it equal to the Ante.
-      tap(t ? { type: "wager", seat: n, ante: a, trips: t } : { type: "wager", seat: n, ante: a });
+      tap({ ...(t ? { type: "wager", seat: n, ante: a, trips: t } : { type: "wager", seat: n, ante: a }), ...side });
     };
     const ante = h("input", { name: "ante", inputmode: "decimal", value: draft.ante, "aria-label": `Ante for seat ${n}`,
       oninput: (e) => { draft.ante = e.target.value; } });
@@ -372,8 +377,41 @@
     }, money(cents).replace(".00", "")));
     return h("form", { class: "wager", onsubmit: (e) => { e.preventDefault(); submit(draft.ante); } },
       h("div", { class: "presets" }, ...presets),
-      h("label", {}, "Ante $", ante), h("label", {}, "Trips $", trips),
+      h("label", {}, "Ante $", ante), h("label", {}, "Trips $", trips), ...sideBetInputs(n, draft),
       h("button", { type: "submit", class: "primary", disabled: waiting }, seat.wager ? "Change" : "Bet"));
+  }
+
+  // --- side bets (game-rules 10): only those the table offers (its posted rules) --------
+  const offered = () => page.posted.side_bets || {};
+  const SIDE_AMOUNTS = [["bad_beat", "Bad Beat"], ["pairs", "Pairs"]];
+  function sideBetDraft(w) {
+    const draft = {};
+    for (const [name] of SIDE_AMOUNTS) draft[name] = w && w[name] ? w[name] / 100 : "";
+    draft.progressive = Boolean(w && w.progressive);
+    return draft;
+  }
+  // The side bets typed, as command fields; null when an amount is not a sum of money.
+  function sideBetFields(draft) {
+    const fields = {};
+    for (const [name] of SIDE_AMOUNTS) {
+      if (!offered()[name] || String(draft[name]).trim() === "") continue;
+      const cents = toCents(draft[name]);
+      if (cents === null) return null;
+      fields[name] = cents;
+    }
+    if (offered().progressive && draft.progressive) fields.progressive = true;
+    return fields;
+  }
+  function sideBetInputs(n, draft) {
+    const inputs = SIDE_AMOUNTS.filter(([name]) => offered()[name]).map(([name, label]) => h("label", {}, `${label} $`,
+      h("input", { name, inputmode: "decimal", value: draft[name], placeholder: "none", "aria-label": `${label} for seat ${n}`,
+        oninput: (e) => { draft[name] = e.target.value; } })));
+    if (offered().progressive) {
+      inputs.push(h("label", { class: "progressive" }, h("input", { type: "checkbox", name: "progressive", checked: draft.progressive,
+        "aria-label": `Progressive for seat ${n}`, onchange: (e) => { draft.progressive = e.target.checked; } }),
+        ` Progressive ${money(offered().progressive.wager)}`));
+    }
+    return inputs;
   }
 
   const SEAT_PARTS = [seatHead, seatWagers, seatDecision, seatHole, seatQueued, seatActions];
@@ -463,6 +501,12 @@
     flop(next) { return revealStep(next, "Flop"); },
     turn_river(next) { return revealStep(next, "Turn and river"); },
     showdown(next) { return revealStep(next, "Showdown"); },
+    confirm_award(next) {
+      return [say("A progressive award is a percentage of the meter: a supervisor confirms it (on the floor dashboard, or logged in here) before the round settles."),
+        ...next.awards.map((a) => h("div", { class: "row award", "data-seat": a.seat },
+          h("span", {}, `Seat ${a.seat}: ${AWARD[a.hand]} · ${money(a.award)} on the meter as it stands`),
+          button(`Supervisor confirms seat ${a.seat}`, { type: "confirm_award", seat: a.seat }, "secondary")))];
+    },
     settle() {
       const preview = view().settlement_preview;
       return [say("Check the settlement below, then settle."),
@@ -613,10 +657,28 @@
       h("p", { class: "bank-left" }, `Bank ${money(s.bank)} · player-dealer net ${money(s.pd_net)} · bank left ${money(s.balance)}`,
         s.exhausted ? h("strong", { class: "alert" }, " · bank exhausted") : ""),
       refunds.length ? h("p", { class: "refunds" }, "Refund collection fees: ", refunds.map((f) => `seat ${f.seat} ${money(f.amount)}`).join(", ")) : null,
+      progressiveView(s),
       h("details", { class: "lines-detail" }, h("summary", {}, `Every wager in order (${s.lines.length} lines)`),
         h("table", { class: "grid lines" },
           h("thead", {}, h("tr", {}, ...["#", "Seat", "Wager", "Stake", "Do"].map((t) => h("th", {}, t)))),
           h("tbody", {}, ...lines))));
+  }
+
+  // The progressive is paid from its fund, not by the player-dealer: highest seat first.
+  const AWARD = {
+    royal_first_five: "royal flush in the first five cards (100% of the meter)",
+    royal_seven: "royal flush with a hole card (5% of the meter)",
+    community_royal: "community royal flush", straight_flush: "straight flush",
+    four_of_a_kind: "four of a kind", full_house: "full house",
+  };
+  function progressiveView(s) {
+    if (!s.progressive) return null;
+    const rows = s.progressive.map((a) => h("tr", { class: "award", "data-seat": a.seat },
+      h("td", {}, `Seat ${a.seat}`), h("td", {}, AWARD[a.hand]), h("td", { class: "num" }, money(a.award)),
+      h("td", {}, a.owed ? h("strong", { class: "alert" }, `${money(a.owed)} owed: the fund could not pay it`) : "paid from the fund")));
+    return h("div", { class: "progressive" },
+      h("h3", {}, `Progressive · meter ${s.meter.name} ${money(s.meter.meter)} after the round`),
+      rows.length ? h("table", { class: "grid compact" }, h("tbody", {}, ...rows)) : h("p", {}, "No progressive award this round."));
   }
 
   function renderPreview() {

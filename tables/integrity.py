@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cardroom import hashchain
+from collections_fees.models import JackpotMeter
 
 from . import checkpoints as cp
 from .models import ChainCheckpoint, Table
@@ -13,14 +14,15 @@ from .models import ChainCheckpoint, Table
 
 @dataclass(frozen=True)
 class BrokenLink:
-    table: int
-    log: str  # "events" or "collections"
+    table: int  # the table's id; for the jackpot log, the meter's
+    log: str  # "events", "collections" or "jackpot"
     seq: int | None  # the first row that does not verify (None: the end of the chain)
     problem: str
 
     def __str__(self) -> str:
         where = f"seq {self.seq}" if self.seq is not None else "end of chain"
-        return f"table {self.table} {self.log} {where}: {self.problem}"
+        owner = "meter" if self.log == "jackpot" else "table"
+        return f"{owner} {self.table} {self.log} {where}: {self.problem}"
 
 
 def verify_table(table: Table) -> list[BrokenLink]:
@@ -44,6 +46,34 @@ def verify_table(table: Table) -> list[BrokenLink]:
         if problem is not None:
             broken.append(problem)
     return broken
+
+
+def verify_meter(meter: JackpotMeter) -> list[BrokenLink]:
+    """The first broken link of a progressive meter's fund ledger, and whether the meter's
+    amounts are what its rows add up to (empty: everything verifies)."""
+    broken, signed = [], []
+    for checkpoint in meter.checkpoints.order_by("last_seq", "id"):
+        if hashchain.signature_valid(checkpoint.signed_content(), checkpoint.key_id, checkpoint.signature):
+            signed.append(checkpoint)
+        else:
+            broken.append(BrokenLink(
+                meter.pk, "jackpot", checkpoint.last_seq,
+                f"checkpoint {checkpoint.pk} does not carry a valid signature of key {checkpoint.key_id!r}: forged or altered, not used",
+            ))
+    rows = meter.entries.order_by("seq").iterator(chunk_size=5000)
+    problem = _first_break(meter.pk, "jackpot", rows, meter.entry_seq, meter.entry_head, signed)
+    if problem is not None:
+        return broken + [problem]
+    if broken:
+        return broken
+    last = meter.entries.order_by("-seq").first()
+    held = (last.meter_after, last.reserve_after) if last else (0, 0)
+    if held != (meter.meter, meter.reserve):
+        return [BrokenLink(meter.pk, "jackpot", None, (
+            f"meter {meter.name!r} shows {meter.meter} and reserve {meter.reserve}, "
+            f"its ledger adds up to {held[0]} and {held[1]}"
+        ))]
+    return []
 
 
 def _first_break(table_id, log, rows, last_seq, head, checkpoints) -> BrokenLink | None:

@@ -10,8 +10,9 @@ from datetime import date, datetime
 
 from cardroom import hashchain
 from cardroom.gaming_day import calendar
+from collections_fees import jackpot
 from collections_fees.counts import fee_box_in_force
-from collections_fees.models import CollectionEntry
+from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine import records as r
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 
@@ -39,6 +40,7 @@ class _Ledger:
     table: Table
     event: TableEvent
     stamp: Stamp
+    meter: JackpotMeter | None = None  # the progressive's meter, locked by the service
     current: Round | None = None  # the round this command concerns, once read
 
     def round(self, number: int) -> Round:
@@ -47,7 +49,7 @@ class _Ledger:
         return self.current
 
 
-def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp) -> None:
+def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp, meter: JackpotMeter | None = None) -> None:
     rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
     if rotation:
         RotationLogEntry.objects.bulk_create(
@@ -62,7 +64,7 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
             )
             for rec in rotation
         )
-    ledger = _Ledger(table, event, stamp)
+    ledger = _Ledger(table, event, stamp, meter)
     for rec in records:
         writer = _WRITERS.get(type(rec))
         if writer is not None:
@@ -108,6 +110,8 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
         bank=rec.bank,
+        # The side bets it plays under, as the configuration version does not keep them.
+        side_bets=ledger.table.state["config"].get("side_bets"),
         opened_at=ledger.stamp.now,
         gaming_day=ledger.stamp.gaming_day,
     )
@@ -116,10 +120,12 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
 def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
     rnd = ledger.round(rec.round)
     Round.objects.filter(pk=rnd.pk).update(deck=rec.deck, street="preflop")
+    # The wagers the player-dealer banks; a progressive wager is a jackpot contribution,
+    # recorded in its meter's ledger (_jackpot), never as a wager.
     Wager.objects.bulk_create(
         Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=ledger.stamp.now)
         for w in rec.wagers
-        for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
+        for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips), ("bad_beat", w.bad_beat), ("pairs", w.pairs))
         if amount
     )
     _append_collections(ledger.table, [
@@ -227,6 +233,13 @@ def _voided(rec: r.RoundVoided, ledger: _Ledger):
     )
 
 
+def _jackpot(rec: r.JackpotMoved, ledger: _Ledger):
+    assert ledger.meter is not None and ledger.meter.name == rec.meter, "the service locks the meter that moves"
+    jackpot.entries_append(
+        ledger.meter, list(rec.lines), stamp=ledger.stamp, table=ledger.table, rnd=ledger.round(rec.round), event=ledger.event
+    )
+
+
 _WRITERS = {
     r.Seated: _seated,
     r.Left: _left,
@@ -237,4 +250,5 @@ _WRITERS = {
     r.Decided: _decided,
     r.RoundSettled: _settled,
     r.RoundVoided: _voided,
+    r.JackpotMoved: _jackpot,
 }

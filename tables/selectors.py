@@ -14,10 +14,12 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
+from collections_fees import jackpot
 from collections_fees.counts import boxes_now
-from collections_fees.models import CollectionEntry
+from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
+from rounds.engine.sidebets import awaiting_confirmation
 from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
 from rounds.models import Round
 
@@ -43,10 +45,20 @@ def server_snapshot(table: Table) -> dict:
         "name": table.name,
         "version": table.version,
         "game": table.state,
-        "view": table_view(table.state),
+        "view": table_view(table.state, fund=_fund_for_preview(table.state)),
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
         "boxes": boxes_now([table.pk])[table.pk],
     }
+
+
+def _fund_for_preview(state: dict):
+    """The progressive's meter as it stands, for the showdown's preview of its awards (an
+    unlocked read: the preview is redrawn after every command); None when not needed."""
+    progressive = ((state.get("config") or {}).get("side_bets") or {}).get("progressive")
+    if progressive is None or (state.get("round") or {}).get("phase") != "showdown":
+        return None
+    meter = JackpotMeter.objects.filter(name=progressive["meter"]["name"]).first()
+    return jackpot.fund_of(meter) if meter else None
 
 
 # --- the table as the dealer sees it ---------------------------------------------------
@@ -68,19 +80,20 @@ _DECISIONS = {street: _decision_templates(street) for street in STREETS}
 _ADVANCE = {**{reveal.street: command for command, reveal in REVEALS.items()}, "river": "showdown", "showdown": "settle"}
 
 
-def table_view(state: dict) -> dict:
-    """Display data for the tablet, the live view and the floor, from the engine state."""
+def table_view(state: dict, fund=None) -> dict:
+    """Display data for the tablet, the live view and the floor, from the engine state
+    (and, at a showdown with a progressive, its meter's `fund`)."""
     game = TableGame.from_dict(state)
     rot, rnd = game.rotation, game.round
     phase = game.phase
     seats = [_seat_view(game, n) for n in range(1, game.config.seats + 1)]
     pending = [s["seat"] for s in seats if s["owes"]]
-    preview, bank_left = _bank_now(game)
+    preview, bank_left = _bank_now(game, fund)
     return {
         "phase": phase,
         "seats": seats,
         "pending": pending,
-        "next": _next_step(game, pending),
+        "next": _awards_to_confirm(game, preview) or _next_step(game, pending),
         "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
         "consecutive_banks": rot.pd_streak,
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
@@ -90,11 +103,11 @@ def table_view(state: dict) -> dict:
     }
 
 
-def _bank_now(game: TableGame) -> tuple[dict | None, int | None]:
+def _bank_now(game: TableGame, fund=None) -> tuple[dict | None, int | None]:
     """At showdown, the settlement its cards give; and the bank left: what that settlement
     leaves at showdown, else the bank the round opened with (None between rounds)."""
     rnd = game.round
-    preview = _settlement_preview(game) if game.phase == "showdown" else None
+    preview = _settlement_preview(game, fund) if game.phase == "showdown" else None
     return preview, (preview["balance"] if preview else rnd.bank) if rnd else None
 
 
@@ -136,6 +149,9 @@ def _seat_view(game: TableGame, n: int) -> dict:
                 "ante": entry.ante,
                 "blind": entry.blind,
                 "trips": entry.trips,
+                "bad_beat": entry.bad_beat,
+                "pairs": entry.pairs,
+                "progressive": entry.progressive,
                 "play": entry.play,
                 "checked": list(entry.checked),
                 "folded": entry.folded,
@@ -186,6 +202,27 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
     return {"step": advance, "commands": [{"type": advance}]}
 
 
+def _awards_to_confirm(game: TableGame, preview: dict | None) -> dict | None:
+    """At showdown, the percentage progressive awards a supervisor must confirm before
+    the round settles (game-rules 10.3): the step that comes before `settle`."""
+    awards = unconfirmed_awards(game, preview)
+    if not awards:
+        return None
+    return {
+        "step": "confirm_award",
+        "awards": awards,
+        "commands": [{"type": "confirm_award", "seat": a["seat"]} for a in awards],
+    }
+
+
+def unconfirmed_awards(game: TableGame, preview: dict | None) -> list[dict]:
+    """The preview's percentage awards not yet confirmed (the engine says which are)."""
+    progressive = game.config.side_bets.progressive
+    if progressive is None or not preview:
+        return []
+    return awaiting_confirmation(progressive, preview.get("progressive", []))
+
+
 def _picker(game: TableGame, pending: list[int]) -> dict | None:
     """What the card picker must collect for the next reveal (none when dealt)."""
     rnd = game.round
@@ -199,7 +236,7 @@ def _picker(game: TableGame, pending: list[int]) -> dict | None:
     return None
 
 
-def _settlement_preview(game: TableGame) -> dict | None:
+def _settlement_preview(game: TableGame, fund=None) -> dict | None:
     """The settlement the engine would make now, asked of the engine itself: a showdown
     with the cards already recorded (applied to a copy; nothing is changed)."""
     rnd = game.round
@@ -207,8 +244,10 @@ def _settlement_preview(game: TableGame) -> dict | None:
     if not rnd.dealt:
         command["player_dealer"] = rnd.pd_hole
         command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
+    if fund is None and game.needs_fund(command):
+        return None  # no meter to preview the progressive on
     try:
-        _, result, _ = game.apply(command)
+        _, result, _ = game.apply(command, fund=fund)
     except CommandError:
         return None
     return result
@@ -243,6 +282,8 @@ def posted_rules(config: dict) -> dict:
         ),
         "max_consecutive_banks": engine_config.max_consecutive_banks,
         "ante_presets": presets,
+        # The side bets offered, their pay tables and limits (game-rules 10), or None.
+        "side_bets": engine_config.side_bets.to_config(),
     }
 
 
@@ -325,13 +366,39 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
+    meter_names = {_meter_name(t.state) for t in tables} - {None}
+    meters = {m.name: m for m in JackpotMeter.objects.filter(name__in=meter_names)} if meter_names else {}
     return [
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
+            meters.get(_meter_name(t.state)),
             boxes[t.pk],
         )
         for t in tables
     ]
+
+
+def _meter_name(state: dict) -> str | None:
+    """The progressive meter a table's configuration names, if any."""
+    progressive = ((state.get("config") or {}).get("side_bets") or {}).get("progressive")
+    return progressive["meter"]["name"] if progressive else None
+
+
+def _meter_alerts(game: TableGame, meter, preview: dict | None) -> list[dict]:
+    """A percentage award waiting for a supervisor, a meter below its seed (a reseed the
+    reserve could not cover), and awards the fund could not pay (game-rules 10.3)."""
+    alerts = []
+    for award in unconfirmed_awards(game, preview):
+        alerts.append({"kind": "award_unconfirmed", "seat": award["seat"],
+                       "text": f"Progressive award at seat {award['seat']} waits for a supervisor's confirmation"})
+    if meter is None:
+        return alerts
+    seed = game.config.side_bets.progressive.seed
+    if meter.meter < seed:
+        alerts.append({"kind": "meter_below_seed", "text": f"Meter {meter.name} below its seed ({meter.meter} < {seed} cents)"})
+    if meter.owed:
+        alerts.append({"kind": "award_owed", "text": f"Meter {meter.name}: {meter.owed} cents of awards owed to players"})
+    return alerts
 
 
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
@@ -348,12 +415,13 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     return alerts
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), boxes=None) -> dict:
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
     rot, rnd = game.rotation, game.round
-    _, bank_left = _bank_now(game)
+    fund = jackpot.fund_of(meter) if meter is not None and game.phase == "showdown" else None
+    preview, bank_left = _bank_now(game, fund)
     is_open = table.is_open
     alerts = []
     if table.last_round_status == "settled" and table.last_round_exhausted:
@@ -372,6 +440,8 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
             {"kind": "commands_failing", "text": f"Tablet commands failing: {failing['count']} server error(s), tablet retrying"}
         )
     alerts += _approval_alerts(list(approvals), rnd)
+    if game.config.side_bets.progressive is not None:
+        alerts += _meter_alerts(game, meter, preview)
     last_at = table.last_event_at
     if is_open and last_at is not None and now - last_at >= IDLE_AFTER:
         alerts.append({"kind": "idle", "text": f"Idle for {int((now - last_at).total_seconds() // 60)} min"})
@@ -397,5 +467,6 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "last_event_at": last_at.isoformat() if last_at else None,
         "tablets": tablets,
         "alerts": alerts,
+        "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
         "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
     }

@@ -20,8 +20,10 @@ from cardroom import hashchain, wire
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 
+from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
+from rounds.engine.records import JackpotMoved
 from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
 from rounds.models import Round
@@ -61,9 +63,11 @@ class CommandOutcome:
         }
 
 
-def table_create(*, name: str, config: dict, created_by: str) -> Table:
+def table_create(*, name: str, config: dict, created_by: str, restart_meters: bool = False) -> Table:
     """A new table with configuration version 1. `config` is the replay file's `table`
-    object (name excepted); it is checked by the engine (CommandError invalid_command)."""
+    object (name excepted); it is checked by the engine (CommandError invalid_command).
+    A progressive meter it names is made at its starting amounts if new (`restart_meters`:
+    set to them anyway, for a replay; collections_fees/jackpot.py)."""
     if not isinstance(name, str) or not name.strip():
         raise CommandError("invalid_command", "a table needs a name")
     engine_config = EngineConfig.from_config(config)
@@ -73,6 +77,8 @@ def table_create(*, name: str, config: dict, created_by: str) -> Table:
         )
         _config_version_create(table=table, engine_config=engine_config, created_by=created_by)
         table.save(update_fields=["config"])
+        stamp = recording.Stamp.at(timezone.now())
+        jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=stamp, restart=restart_meters)
     return table
 
 
@@ -93,6 +99,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
             raise CommandError("wrong_state", "the configuration changes between rounds")
         engine_config = EngineConfig.from_config({**config, "seats": table.seats})
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
+        jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config"])
         floor_row_changed_on_commit(table.pk)
@@ -248,7 +255,12 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
             if not table.is_open:
                 raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
             game = TableGame.from_dict(table.state)
-            new_game, result, records = game.apply(_approved(table, game, command, actor), rng=rng)
+            command = _approved(table, game, command, actor)
+            # The shared meter, locked after the table row (always in this order), only by
+            # the commands that move it: two tables on one meter never lose an update.
+            meter = jackpot.meter_lock(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
+            fund = jackpot.fund_of(meter) if meter else None
+            new_game, result, records = game.apply(command, rng=rng, fund=fund)
             # After the engine, not in _check_envelope: a fractional amount is the engine's
             # invalid_amount (commands.md); this catches floats anywhere else in the command.
             if not hashchain.only_whole_numbers(command):
@@ -275,7 +287,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
         )
         event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
         event.save(force_insert=True)
-        recording.write(table=table, event=event, records=records, stamp=stamp)
+        recording.write(table=table, event=event, records=records, stamp=stamp, meter=meter)
         table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
         audit_record(
             actor=actor,
@@ -285,6 +297,10 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received)
             detail={"seq": event.seq, "command": command},
         )
         publish_on_commit(table=table, command_type=event.command_type, result=result)
+        if meter is not None and any(isinstance(r, JackpotMoved) for r in records):
+            # The floor shows the meter on every table linked to it: their rows follow.
+            for linked in Table.objects.filter(state__config__side_bets__progressive__meter__name=meter.name).exclude(pk=table.pk).values_list("pk", flat=True):
+                floor_row_changed_on_commit(linked)
         return CommandOutcome(result, table.version)
 
 
@@ -347,9 +363,16 @@ def _prior_answer(table: Table, command_id: str) -> dict | None:
 
 def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:
     """A person's void must name an approval granted by another person (a supervisor)
-    for this round; the engine then records that supervisor as `approved_by`.
-    System processes (replay files) state `approved_by` themselves."""
-    if command.get("type") != "void_round" or actor.is_system:
+    for this round; the engine then records that supervisor as `approved_by`. A person's
+    `confirm_award` is a supervisor's own (on their device, or logged in on the tablet),
+    recorded under their name. System processes (replay files) state `approved_by`."""
+    if actor.is_system or not isinstance(command, dict):
+        return command
+    if command.get("type") == "confirm_award":
+        if actor.role != "supervisor":
+            raise CommandError("not_authorized", "a progressive award is confirmed by a supervisor")
+        return {**command, "approved_by": actor.name}
+    if command.get("type") != "void_round":
         return command
     approval_id = command.get("approval")
     approval = (

@@ -31,6 +31,10 @@ ERROR_TEXT = {
     "not_authorized": "You are not allowed to do that.",
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
     "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",
+    "side_bet_not_offered": "This table does not offer that side bet.",
+    "bad_beat_needs_trips": "A Bad Beat wager needs a Trips wager at the same seat.",
+    "invalid_progressive_wager": "The progressive wager is the table's fixed amount.",
+    "award_unconfirmed": "A progressive award must be confirmed by a supervisor before the round settles.",
     "unknown": "The server refused that tap. Check the screen and try again.",
 }
 
@@ -40,7 +44,7 @@ POSTED_TEXT = {
     "players_not_pd": "the players (not the player-dealer)",
     "pd_only": "the player-dealer only",
     "ante": "the Ante",
-    "initial_total": "the Ante, Blind and Trips together",
+    "initial_total": "the Ante, Blind, Trips and the side bets the player-dealer banks (Bad Beat, Pairs) together",
     "per_betting_square": "per betting square in action",
     "total_table_action": "on the total action at the table",
 }

@@ -8,6 +8,7 @@ ERROR_CODES = frozenset(
     already_decided decisions_pending invalid_card duplicate_card wrong_card_count
     missing_cards card_mismatch rotation_limit not_offered offer_pending approval_required
     not_authorized stale_version
+    side_bet_not_offered bad_beat_needs_trips invalid_progressive_wager award_unconfirmed
     """.split()
     # The service's, not the rules': a person sending refused commands too fast.
     + ["rate_limited"]

@@ -42,8 +42,10 @@ class FeeSchedule:
                 best, best_distance = index, distance
         return best
 
-    def player_basis_of(self, ante: int, blind: int, trips: int) -> int:
-        return ante if self.player_basis == "ante" else ante + blind + trips
+    def player_basis_of(self, w: "PlayerWager") -> int:
+        """`initial_total` is every wager the player-dealer banks (game-rules 10.4): never
+        the progressive, which is a jackpot contribution."""
+        return w.ante if self.player_basis == "ante" else w.ante + w.blind + w.trips + w.bad_beat + w.pairs
 
     def to_config(self) -> dict:
         return {
@@ -76,6 +78,9 @@ class PlayerWager:
     ante: int
     blind: int
     trips: int
+    bad_beat: int = 0
+    pairs: int = 0
+    progressive: int = 0  # a jackpot contribution: never part of a fee basis
 
 
 def fee_schedule_from_config(value) -> FeeSchedule | None:
@@ -125,7 +130,7 @@ def assess_fees(
     square_rates = []
     total_basis = 0
     for w in wagers:
-        basis = schedule.player_basis_of(w.ante, w.blind, w.trips)
+        basis = schedule.player_basis_of(w)
         total_basis += basis
         rate = schedule.rate_for(basis)
         square_rates.append(rate)

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from .fees import FeeLine, PlayerWager
 from .settlement import Settlement
+from .sidebets import Fund, FundLine
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,14 @@ class RoundVoided(Record):
     reason: str
     approved_by: str
     fee_refunds: tuple[FeeLine, ...]
+
+
+@dataclass(frozen=True)
+class JackpotMoved(Record):
+    """Lines of a progressive's fund (contributions at no more bets, awards and a reseed at
+    settle, reversals at a void) and the meter's amounts after them."""
+
+    round: int
+    meter: str
+    lines: tuple[FundLine, ...]
+    fund_after: Fund

@@ -1,7 +1,8 @@
 """Settling a round against the player-dealer's bank (game-rules sections 6 and 7).
 
 Every wager of the round is settled in one pass, in the order the house dealer pays:
-seats clockwise from the player-dealer's left, and within a seat Ante, Play, Blind, Trips.
+seats clockwise from the player-dealer's left, and within a seat Ante, Play, Blind, Trips,
+then the side bets the player-dealer banks, Bad Beat and Pairs (sidebets.py).
 The bank B limits both sides: the player-dealer never pays more than B in all (once the
 balance is paid down to zero the bank is exhausted and the remaining wagers have no
 action) and never wins more than B (a losing stake beyond that is returned, "uncovered").
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 from .hands import HandValue, evaluate, qualifies
 from .paytables import PayTable
 from .seats import clockwise_after
+from .sidebets import SideBets, bad_beat_payout, pairs_payout
 
-WAGER_ORDER = ("ante", "play", "blind", "trips")
+WAGER_ORDER = ("ante", "play", "blind", "trips", "bad_beat", "pairs")
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,9 @@ class PlayerHand:
     trips: int = 0
     play: int = 0
     folded: bool = False
-    hole: tuple[str, ...] | None = None  # None only for a folded player without Trips
+    hole: tuple[str, ...] | None = None  # None only for a folded player without Trips, Pairs or progressive
+    bad_beat: int = 0
+    pairs: int = 0
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def settlement_order(pd_seat: int, seat_count: int, seats: set[int] | list[int])
     return [seat for seat in clockwise if seat in present]
 
 
-def _outcomes(p: PlayerHand, hand: HandValue | None, pd: HandValue, paytable: PayTable):
+def _outcomes(p: PlayerHand, hand: HandValue | None, pd: HandValue, paytable: PayTable, side_bets: SideBets, pd_hole):
     """Each wager's result against the player-dealer before the bank is applied.
 
     Yields (wager, stake, kind, payout) with kind in win/lose/push.
@@ -149,6 +153,14 @@ def _outcomes(p: PlayerHand, hand: HandValue | None, pd: HandValue, paytable: Pa
     if p.trips:
         pay = paytable.trips_payout(hand.category, p.trips) if hand is not None else None
         yield "trips", p.trips, ("lose" if pay is None else "win"), pay or 0
+    if p.bad_beat:  # a folded player's Bad Beat is lost (10.1)
+        pay = None
+        if not p.folded:
+            pay = bad_beat_payout(side_bets.bad_beat.paytable, p.bad_beat, hand.category, pd.category, hand > pd, hand < pd)
+        yield "bad_beat", p.bad_beat, ("lose" if pay is None else "win"), pay or 0
+    if p.pairs:  # in action even on a fold (10.2)
+        pay = pairs_payout(side_bets.pairs.paytable, p.pairs, p.hole, pd_hole)
+        yield "pairs", p.pairs, ("lose" if pay is None else "win"), pay or 0
 
 
 def settle(
@@ -161,6 +173,7 @@ def settle(
     players: list[PlayerHand],
     seat_count: int,
     paytable: PayTable,
+    side_bets: SideBets = SideBets(),
 ) -> Settlement:
     pd_hand = evaluate(tuple(pd_hole) + tuple(community))
     by_seat = {p.seat: p for p in players}
@@ -171,7 +184,7 @@ def settle(
         p = by_seat[seat]
         hand = evaluate(tuple(p.hole) + tuple(community)) if p.hole else None
         seat_lines = []
-        for wager, stake, kind, payout in _outcomes(p, hand, pd_hand, paytable):
+        for wager, stake, kind, payout in _outcomes(p, hand, pd_hand, paytable, side_bets, pd_hole):
             if exhausted:
                 line = Line(seat, p.player, wager, stake, "no_action", 0, 0)
             elif kind == "push":

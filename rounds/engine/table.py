@@ -9,7 +9,7 @@ import copy
 import random
 from dataclasses import dataclass, field
 
-from . import dealing
+from . import dealing, sidebets
 from .cards import DECK, parse_cards
 from .errors import CommandError
 from .fees import FeeLine, FeeSchedule, PlayerWager, assess_fees, fee_schedule_from_config
@@ -19,6 +19,7 @@ from .records import (
     BetsClosed,
     CardsDealt,
     Decided,
+    JackpotMoved,
     Left,
     Record,
     RotationEntry,
@@ -30,6 +31,7 @@ from .records import (
 )
 from .rotation import Rotation
 from .settlement import PlayerHand, Settlement, settle
+from .sidebets import Fund, FundLine, SideBets, side_bets_from_config
 
 MIN_SEATS, MAX_SEATS = 2, 8
 # The largest amount the ledger can record with room for the largest payout (500 to 1
@@ -84,9 +86,9 @@ class Limits:
 
 
 # The keys of a table configuration this engine takes (commands.md; `name` is the
-# service's). The spec's side_bets, rotation_policy and notice are not implemented here,
-# so a configuration that asks for them is refused rather than played without them.
-CONFIG_KEYS = {"seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule"}
+# service's). The spec's rotation_policy and notice are not implemented here, so a
+# configuration that asks for them is refused rather than played without them.
+CONFIG_KEYS = {"seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets"}
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class TableConfig:
     dealing: str = "shuffler"
     max_consecutive_banks: int = 2
     fee_schedule: FeeSchedule | None = None
+    side_bets: SideBets = SideBets()
 
     @classmethod
     def from_config(cls, value: dict) -> "TableConfig":
@@ -138,6 +141,7 @@ class TableConfig:
             dealing=procedure,
             max_consecutive_banks=max_banks,
             fee_schedule=fee_schedule_from_config(value.get("fee_schedule")),
+            side_bets=side_bets_from_config(value.get("side_bets")),
         )
 
     def to_config(self) -> dict:
@@ -148,6 +152,7 @@ class TableConfig:
             "dealing": self.dealing,
             "max_consecutive_banks": self.max_consecutive_banks,
             "fee_schedule": self.fee_schedule.to_config() if self.fee_schedule else None,
+            "side_bets": self.side_bets.to_config(),
         }
 
 
@@ -165,6 +170,9 @@ class SeatInRound:
     checked: list[str] = field(default_factory=list)  # streets this player checked on
     folded: bool = False
     hole: list[str] | None = None
+    bad_beat: int = 0
+    pairs: int = 0
+    progressive: int = 0
 
     def owes_decision(self, street: str) -> bool:
         return not self.folded and not self.play and street not in self.checked
@@ -185,6 +193,8 @@ class RoundState:
     community: list[str] = field(default_factory=list)
     pd_hole: list[str] | None = None
     decisions_made: int = 0
+    jackpot: list[FundLine] = field(default_factory=list)  # the progressive contributions
+    confirmed_awards: list[int] = field(default_factory=list)  # seats whose percentage award is confirmed
 
     @property
     def can_deal(self) -> bool:
@@ -193,8 +203,8 @@ class RoundState:
 
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
-        folded player with Trips (commands.md, `showdown`)."""
-        return [s.seat for s in _by_seat(self) if not s.folded or s.trips]
+        folded player with Trips, Pairs or a progressive (commands.md, `showdown`)."""
+        return [s.seat for s in _by_seat(self) if not s.folded or s.trips or s.pairs or s.progressive]
 
     def known_cards(self) -> set[str]:
         cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())
@@ -230,8 +240,13 @@ class TableGame:
 
     # -- applying commands --
 
-    def apply(self, command, *, rng: random.Random | None = None) -> tuple["TableGame", dict, list[Record]]:
-        """Apply one command to a copy of this game: (new game, ok result, records)."""
+    def apply(
+        self, command, *, rng: random.Random | None = None, fund: Fund | None = None
+    ) -> tuple["TableGame", dict, list[Record]]:
+        """Apply one command to a copy of this game: (new game, ok result, records).
+
+        `fund` is the table's progressive meter as it stands (a shared object the service
+        reads, locked): needed by the commands that move it (`needs_fund`)."""
         if not isinstance(command, dict):
             raise CommandError("invalid_command", "a command is a JSON object with a 'type'")
         kind = command.get("type")
@@ -243,11 +258,16 @@ class TableGame:
             # A misspelled field must not fall back to a default (commands.md).
             raise CommandError("invalid_command", f"{kind} does not take {sorted(unknown)}")
         game = self._copy()
-        step = _Step(game, command, rng or random.SystemRandom())
+        step = _Step(game, command, rng or random.SystemRandom(), fund)
         result = handler(step)
         return game, {"ok": True, **result}, step.records
 
     # -- views used by the service and the live screens --
+
+    def needs_fund(self, command) -> bool:
+        """Whether `command` may move this table's progressive fund (or preview it)."""
+        kind = command.get("type") if isinstance(command, dict) else None
+        return self.config.side_bets.progressive is not None and kind in FUND_COMMANDS
 
     @property
     def phase(self) -> str:
@@ -285,6 +305,7 @@ def _round_to_dict(r: RoundState) -> dict:
     d = vars(r).copy()
     d["seats"] = {str(k): vars(s).copy() for k, s in r.seats.items()}
     d["fees"] = [vars(f).copy() for f in r.fees]
+    d["jackpot"] = [line.as_dict() for line in r.jackpot]
     return d
 
 
@@ -292,6 +313,7 @@ def _round_from_dict(d: dict) -> RoundState:
     d = dict(d)
     d["seats"] = {int(k): SeatInRound(**s) for k, s in d["seats"].items()}
     d["fees"] = [FeeLine(**f) for f in d["fees"]]
+    d["jackpot"] = [FundLine(**line) for line in d.get("jackpot", [])]
     return RoundState(**d)
 
 
@@ -301,9 +323,14 @@ def _round_from_dict(d: dict) -> RoundState:
 class _Step:
     """One command being applied: field readers that raise the stable error codes."""
 
-    def __init__(self, game: TableGame, command: dict, rng: random.Random):
-        self.game, self.command, self.rng = game, command, rng
+    def __init__(self, game: TableGame, command: dict, rng: random.Random, fund: Fund | None = None):
+        self.game, self.command, self.rng, self._fund = game, command, rng, fund
         self.records: list[Record] = []
+
+    def fund(self) -> Fund:
+        if self._fund is None:  # the service always passes it (needs_fund): a programming error
+            raise ValueError(f"{self.command['type']} at a table with a progressive needs the meter's fund")
+        return self._fund
 
     def emit(self, record: Record) -> None:
         self.records.append(record)
@@ -497,8 +524,36 @@ def _wager(step: _Step) -> dict:
     _check_limits("Ante", ante, limits.ante_min, limits.ante_max)
     if trips:
         _check_limits("Trips", trips, limits.trips_min, limits.trips_max)
-    rnd.seats[seat] = SeatInRound(seat, player, ante, blind, trips)
+    side = _side_bet_wagers(step, trips)
+    rnd.seats[seat] = SeatInRound(seat, player, ante, blind, trips, **side)
     return {}
+
+
+def _side_bet_wagers(step: _Step, trips: int) -> dict:
+    """The wager's side bets (game-rules section 10): only those the table offers, within
+    its limits; a Bad Beat only with Trips; the progressive at the table's fixed amount."""
+    offered = step.game.config.side_bets
+    amounts = {}
+    for name, label in (("bad_beat", "Bad Beat"), ("pairs", "Pairs")):
+        amount = step.amount(name, required=False) or 0
+        bet = getattr(offered, name)
+        if amount and bet is None:
+            raise CommandError("side_bet_not_offered", f"this table does not offer the {label} side bet")
+        if amount:
+            _check_limits(label, amount, bet.min, bet.max)
+        amounts[name] = amount
+    if amounts["bad_beat"] and not trips:
+        raise CommandError("bad_beat_needs_trips", "a Bad Beat wager needs a Trips wager in the same round")
+    progressive = step.command.get("progressive")
+    amounts["progressive"] = 0
+    if progressive is not None and progressive is not False:
+        if offered.progressive is None:
+            raise CommandError("side_bet_not_offered", "this table does not offer the progressive")
+        fixed = offered.progressive.wager
+        if progressive is not True and (type(progressive) is not int or progressive != fixed):
+            raise CommandError("invalid_progressive_wager", f"the progressive wager is {fixed} cents here (or true)")
+        amounts["progressive"] = fixed
+    return amounts
 
 
 def _check_limits(name: str, amount: int, low: int | None, high: int | None) -> None:
@@ -525,7 +580,10 @@ def _no_more_bets(step: _Step) -> dict:
     rnd.phase = "preflop"
     rnd.deck = "B" if game.last_deck == "A" else "A"  # the two decks alternate
     game.last_deck = rnd.deck
-    wagers = [PlayerWager(s.seat, s.player, s.ante, s.blind, s.trips) for s in _by_seat(rnd)]
+    wagers = [
+        PlayerWager(s.seat, s.player, s.ante, s.blind, s.trips, s.bad_beat, s.pairs, s.progressive)
+        for s in _by_seat(rnd)
+    ]
     rnd.fees = assess_fees(game.config.fee_schedule, pd_seat=rnd.pd_seat, pd_player=rnd.pd_player, wagers=wagers)
     step.emit(
         BetsClosed(
@@ -535,7 +593,19 @@ def _no_more_bets(step: _Step) -> dict:
             tuple(rnd.fees),
         )
     )
-    return {"deck": rnd.deck, "fees": [f.as_dict() for f in rnd.fees]}
+    result = {"deck": rnd.deck, "fees": [f.as_dict() for f in rnd.fees]}
+    progressive = game.config.side_bets.progressive
+    if progressive is not None:
+        rnd.jackpot, after = sidebets.contribute(
+            step.fund(), progressive, [(s.seat, s.player) for s in _by_seat(rnd) if s.progressive]
+        )
+        if rnd.jackpot:
+            step.emit(JackpotMoved(rnd.number, progressive.meter, tuple(rnd.jackpot), after))
+        result["jackpot"] = [
+            {"seat": c.seat, "amount": c.amount, "meter": c.meter_delta, "reserve": c.reserve_delta} for c in rnd.jackpot
+        ]
+        result["meter"] = sidebets.meter_dict(progressive, after)
+    return result
 
 
 def _by_seat(rnd: RoundState) -> list[SeatInRound]:
@@ -675,13 +745,43 @@ def _showdown(step: _Step) -> dict:
         step.emit(StreetReached(rnd.number, "showdown"))
     rnd.phase = "showdown"
     settlement = _settlement(game, rnd)
-    return _settlement_result(rnd, settlement, fee_refunds(rnd.fees, settlement))
+    awards, after = _progressive_awards(step, rnd)
+    return _settlement_result(rnd, settlement, fee_refunds(rnd.fees, settlement), game, awards, after)
+
+
+def _progressive_awards(step: _Step, rnd: RoundState) -> tuple[list[FundLine], Fund | None]:
+    """The round's progressive awards paid on the meter as it stands now (game-rules 10.3),
+    and the fund after them; ([], None) at a table without a progressive."""
+    progressive = step.game.config.side_bets.progressive
+    if progressive is None:
+        return [], None
+    seats = [(s.seat, s.player, s.hole, rnd.community) for s in rnd.seats.values() if s.progressive and s.hole]
+    awards = sidebets.awards_due(progressive, seats)
+    return sidebets.pay_awards(step.fund(), progressive, awards, set(rnd.confirmed_awards))
+
+
+def _confirm_award(step: _Step) -> dict:
+    """A supervisor confirms a percentage progressive award before the round settles."""
+    seat = step.seat()
+    rnd = step.round("showdown")
+    approved_by = step.command.get("approved_by")
+    if not isinstance(approved_by, str) or not approved_by.strip():
+        raise CommandError("approval_required", "a percentage award is confirmed by a supervisor (approved_by)")
+    approved_by = step.text("approved_by")
+    lines, _ = _progressive_awards(step, rnd)
+    award = next((l for l in lines if l.kind == "award" and l.seat == seat), None)
+    progressive = step.game.config.side_bets.progressive
+    if award is None or not sidebets.is_percentage(progressive, award.hand) or seat in rnd.confirmed_awards:
+        raise CommandError("wrong_state", f"no percentage progressive award is waiting for confirmation at seat {seat}")
+    rnd.confirmed_awards.append(seat)
+    return {"award": {**sidebets.award_dicts([award])[0], "confirmed": True, "approved_by": approved_by}}
 
 
 def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
     players = [
         PlayerHand(
-            s.seat, s.player, s.ante, s.blind, s.trips, s.play, s.folded, tuple(s.hole) if s.hole else None
+            s.seat, s.player, s.ante, s.blind, s.trips, s.play, s.folded, tuple(s.hole) if s.hole else None,
+            s.bad_beat, s.pairs,
         )
         for s in _by_seat(rnd)
     ]
@@ -694,6 +794,7 @@ def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
         players=players,
         seat_count=game.config.seats,
         paytable=game.config.paytable,
+        side_bets=game.config.side_bets,
     )
 
 
@@ -705,9 +806,17 @@ def fee_refunds(fees, settlement: Settlement) -> list:
     return [f for f in fees if f.payer == "player" and f.seat in dead]
 
 
-def _settlement_result(rnd: RoundState, settlement: Settlement, refunds: list[FeeLine]) -> dict:
-    """What showdown (the preview) and settle answer: the settlement and its fee refunds."""
-    return {**settlement.as_dict(rnd.number), "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds]}
+def _settlement_result(
+    rnd: RoundState, settlement: Settlement, refunds: list[FeeLine], game: TableGame, awards: list[FundLine], after: Fund | None
+) -> dict:
+    """What showdown (the preview) and settle answer: the settlement, its fee refunds and,
+    with a progressive, its awards and the meter after them."""
+    result = {**settlement.as_dict(rnd.number), "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds]}
+    progressive = game.config.side_bets.progressive
+    if progressive is not None:
+        result["progressive"] = sidebets.award_dicts(awards)
+        result["meter"] = sidebets.meter_dict(progressive, after)
+    return result
 
 
 def _settle(step: _Step) -> dict:
@@ -715,6 +824,13 @@ def _settle(step: _Step) -> dict:
     rnd = step.round("showdown")
     settlement = _settlement(game, rnd)
     refunds = fee_refunds(rnd.fees, settlement)
+    awards, after = _progressive_awards(step, rnd)
+    if awards:
+        waiting = sidebets.awaiting_confirmation(game.config.side_bets.progressive, sidebets.award_dicts(awards))
+        if waiting:
+            raise CommandError(
+                "award_unconfirmed", f"the progressive award at seat {waiting[0]['seat']} needs a supervisor's confirmation"
+            )
     holes = [("player_dealer", i, c) for i, c in enumerate(rnd.pd_hole)]
     holes += [(str(s.seat), i, c) for s in _by_seat(rnd) if s.hole for i, c in enumerate(s.hole)]
     if not rnd.dealt:
@@ -722,12 +838,14 @@ def _settle(step: _Step) -> dict:
     game.round = None
     rot.round_banked(rnd.pd_player)
     step.emit(RoundSettled(rnd.number, settlement, tuple(refunds), consecutive_banks=rot.streak))
+    if awards:
+        step.emit(JackpotMoved(rnd.number, game.config.side_bets.progressive.meter, tuple(awards), after))
     next_offer = None
     if rot.pd_at_limit:
         step.emit(RotationEntry("limit_reached", rnd.pd_seat, rnd.pd_player, rnd.number))
         next_offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat)
         _emit_offer(step, next_offer)
-    return {**_settlement_result(rnd, settlement, refunds), "next_offer": next_offer, "player_dealer_next": rot.pd_seat}
+    return {**_settlement_result(rnd, settlement, refunds, game, awards, after), "next_offer": next_offer, "player_dealer_next": rot.pd_seat}
 
 
 def _void_round(step: _Step) -> dict:
@@ -741,7 +859,14 @@ def _void_round(step: _Step) -> dict:
     refunds = list(rnd.fees)  # a void refunds every fee of the round
     step.emit(RoundVoided(rnd.number, reason, approved_by, tuple(refunds)))
     game.round = None  # a voided round does not count for rotation
-    return {"round": rnd.number, "refunds": [f.as_dict() for f in refunds]}
+    result = {"round": rnd.number, "refunds": [f.as_dict() for f in refunds]}
+    progressive = game.config.side_bets.progressive
+    if rnd.jackpot:  # the progressive wagers are returned: the contributions reversed
+        reversals, after = sidebets.reverse(step.fund(), rnd.jackpot)
+        step.emit(JackpotMoved(rnd.number, progressive.meter, tuple(reversals), after))
+        result["jackpot"] = [{"seat": l.seat, "amount": l.amount, "owed": l.owed} for l in reversals]
+        result["meter"] = sidebets.meter_dict(progressive, after)
+    return result
 
 
 _HANDLERS = {
@@ -763,7 +888,10 @@ _HANDLERS = {
     "showdown": _showdown,
     "settle": _settle,
     "void_round": _void_round,
+    "confirm_award": _confirm_award,
 }
+# The commands that move a progressive's fund or show it (the settlement preview).
+FUND_COMMANDS = {"no_more_bets", "showdown", "settle", "void_round", "confirm_award"}
 
 COMMAND_TYPES = tuple(_HANDLERS)
 # The fields each command takes (commands.md); any other is refused as invalid_command.
@@ -775,7 +903,7 @@ COMMAND_FIELDS = {
     "decline_bank": {"seat"},
     "pass_bank": set(),
     "open_round": {"bank"},
-    "wager": {"seat", "ante", "blind", "trips"},
+    "wager": {"seat", "ante", "blind", "trips", "bad_beat", "pairs", "progressive"},
     "withdraw": {"seat"},
     "no_more_bets": set(),
     "deal": {"cards"},
@@ -787,6 +915,7 @@ COMMAND_FIELDS = {
     "showdown": {"player_dealer", "hands"},
     "settle": set(),
     "void_round": {"reason", "approved_by"},
+    "confirm_award": {"seat", "approved_by"},
 }
 # Every command's `type`, and the client's command id and seen version (HTTP, websocket).
 ENVELOPE_FIELDS = {"type", "id", "version"}

@@ -37,6 +37,10 @@ REFUSED = [
     "ALTER TABLE tables_tableevent DISABLE TRIGGER USER",
     "ALTER TABLE tables_chaincheckpoint DISABLE TRIGGER USER",
     "TRUNCATE collections_fees_collectionentry",
+    "TRUNCATE collections_fees_jackpotentry",
+    "UPDATE collections_fees_jackpotentry SET amount = 1",
+    "DELETE FROM collections_fees_jackpotentry",
+    "DELETE FROM collections_fees_jackpotmeter",
     "TRUNCATE cardroom_auditentry",
     "TRUNCATE tables_chaincheckpoint",
     "UPDATE collections_fees_collectionentry SET amount = 1 WHERE seq = 1",
@@ -70,6 +74,9 @@ def test_the_app_role_reads_appends_and_moves_what_the_app_moves(app_db, ledger)
     with app_db.transaction(force_rollback=True):
         assert app_db.execute("SELECT count(*) FROM collections_fees_collectionentry").fetchone()[0] > 0
         app_db.execute("UPDATE tables_table SET is_open = is_open WHERE id = %s", [ledger.table_a.pk])
+        # A progressive's meter row moves with every contribution and award; its ledger grows.
+        app_db.execute("UPDATE collections_fees_jackpotmeter SET meter = meter")
+        app_db.execute("SELECT count(*) FROM collections_fees_jackpotentry")
         app_db.execute("UPDATE rounds_round SET street = street WHERE status NOT IN ('settled', 'voided')")
         app_db.execute(
             "INSERT INTO tables_chaincheckpoint (table_id, log, kind, gaming_day, last_seq, head, rows, key_id, "

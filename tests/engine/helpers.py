@@ -13,6 +13,8 @@ import pytest
 
 from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
+from rounds.engine.records import JackpotMoved
+from rounds.engine.sidebets import Fund
 from rounds.engine.table import TableConfig, TableGame
 
 # One collection rate covering every amount: each player pays 100, the PD 50 per square.
@@ -43,18 +45,42 @@ def snapshot(game: TableGame) -> str:
     return json.dumps(game.to_dict(), sort_keys=True)
 
 
-def drive(game: TableGame, commands, *, ok: bool = True, seed: int = 0, records: list | None = None):
+class Meter:
+    """A progressive's meter as the command service keeps it: the fund handed to the engine
+    with each command that needs it, and updated from the engine's JackpotMoved records."""
+
+    def __init__(self, fund: Fund):
+        self.fund = fund
+
+    @classmethod
+    def of(cls, game: TableGame) -> "Meter":
+        """A meter at the starting amounts the table's configuration gives."""
+        prog = game.config.side_bets.progressive
+        return cls(Fund(prog.start_meter, prog.start_reserve) if prog else Fund(0, 0))
+
+    def apply(self, game: TableGame, command, rng):
+        fund = self.fund if game.needs_fund(command) else None
+        game, result, recs = game.apply(command, rng=rng, fund=fund)
+        for rec in recs:
+            if isinstance(rec, JackpotMoved):
+                self.fund = rec.fund_after
+        return game, result, recs
+
+
+def drive(game: TableGame, commands, *, ok: bool = True, seed: int = 0, records: list | None = None, meter: Meter | None = None):
     """Apply commands in order; returns (game, results).
 
     With ok=True (the default) every command must succeed. With ok=False a refused command
     is reported as its error result ({"ok": False, "error": {...}}) and the game goes on
-    unchanged, the way a replay file is run.
+    unchanged, the way a replay file is run. A table with a progressive uses `meter`
+    (by default a fresh one at the configuration's starting amounts).
     """
     rng = random.Random(seed)
+    meter = meter or Meter.of(game)
     results = []
     for command in commands:
         try:
-            game, result, recs = game.apply(command, rng=rng)
+            game, result, recs = meter.apply(game, command, rng)
         except CommandError as exc:
             if ok:
                 raise AssertionError(f"command {command!r} refused: {exc}") from exc
@@ -76,7 +102,7 @@ def refuse(game: TableGame, command, code: str) -> CommandError:
     """The command is refused with `code`, and the game's state is exactly as before."""
     before = snapshot(game)
     with pytest.raises(CommandError) as info:
-        game.apply(command, rng=random.Random(0))
+        Meter.of(game).apply(game, command, random.Random(0))
     assert info.value.code == code, f"expected {code}, got {info.value.code}: {info.value.message}"
     assert snapshot(game) == before, f"refused {command!r} changed the game"
     return info.value

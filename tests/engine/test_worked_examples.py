@@ -24,7 +24,7 @@ from tests.engine.helpers import (
     wager,
 )
 
-LINE = re.compile(r"^(\d+) (ante|play|blind|trips) (\d+) -> (win|lose|push|no_action) (\d+)(?: \((\d+)\))?$")
+LINE = re.compile(r"^(\d+) (ante|play|blind|trips|bad_beat|pairs) (\d+) -> (win|lose|push|no_action) (\d+)(?: \((\d+)\))?$")
 
 
 def lines(*texts: str) -> list[dict]:

@@ -77,7 +77,8 @@ def test_a_misspelled_field_does_not_fall_back_to_its_default(make_table):
         {"max_consecutive_bank": 3},  # misspelled: without the check, silently 2
         {"fee_schedule": {**FEES, "payer": "all_players"}},
         {"fee_schedule": {"rates": [{"min": 1, "max": 500, "player_fee": 100, "pd_fee": 100, "pd_fees": 5}]}},
-        {"side_bets": {"pairs": {"paytable": "UPB-1", "min": 100, "max": 2500}}},  # named by the spec, not dealt here
+        {"side_bets": {"pair": {"paytable": "UPB-1", "min": 100, "max": 2500}}},  # misspelled: never silently off
+        {"side_bets": {"pairs": {"paytable": "UPB-1", "maximum": 2500}}},
     ],
 )
 def test_a_table_configuration_with_a_key_not_named_is_refused(make_table, config):

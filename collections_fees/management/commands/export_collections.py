@@ -2,7 +2,9 @@
 
 Writes the collection log CSV, byte for byte what `GET /compliance/collections/export.csv`
 sends for the same filters (the same query and the same streaming code), and FILE.manifest.json
-beside it; the manifest is also recorded in the database (source "cli"). A progress bar
+beside it; the manifest is also recorded in the database (source "cli"). `--log jackpot`
+exports the jackpot funds' ledger instead (GET /compliance/jackpot/export.csv), kept
+apart from the collection log. A progress bar
 (tqdm, on stderr) counts rows. The file appears under its name only when complete.
 """
 
@@ -16,7 +18,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from collections_fees.exports import CsvExport, manifest_document
-from collections_fees.selectors import Filters, SqlRows, collection_lines_query
+from collections_fees.selectors import Filters, SqlRows, collection_lines_query, jackpot_lines_query
+
+LOGS = {"collections": collection_lines_query, "jackpot": jackpot_lines_query}
 
 
 class Command(BaseCommand):
@@ -26,6 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--from", dest="day_from", type=date.fromisoformat, required=True, help="first gaming day")
         parser.add_argument("--to", dest="day_to", type=date.fromisoformat, required=True, help="last gaming day")
         parser.add_argument("--out", required=True, help="the CSV file to write; FILE.manifest.json is written too")
+        parser.add_argument("--log", choices=sorted(LOGS), default="collections", help="which log (default collections)")
         parser.add_argument("--table", type=int, help="only this table id")
         parser.add_argument("--dealer", default="", help="only lines written by this dealer")
         parser.add_argument("--payer", default="", choices=["", "player", "player_dealer"], help="only this payer role")
@@ -33,19 +38,21 @@ class Command(BaseCommand):
         parser.add_argument("--by", default="", help="who is exporting (default: the OS user)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    def handle(self, *args, day_from, day_to, out, table, dealer, payer, player, by, no_progress, **options):
+    def handle(self, *args, day_from, day_to, out, log, table, dealer, payer, player, by, no_progress, **options):
         if day_from > day_to:
             raise CommandError("--from is after --to")
+        if log == "jackpot" and (dealer or payer):
+            raise CommandError("the jackpot log has no --dealer or --payer filter")
         filters = Filters(day_from=day_from, day_to=day_to, table=table, dealer=dealer, payer=payer, player=player)
-        query = collection_lines_query(filters)
+        query = LOGS[log](filters)
         total = None if no_progress else SqlRows(query).count()  # the count is one more pass over the rows
-        bar = tqdm(total=total, unit="rows", unit_scale=True, desc="collections", disable=no_progress, file=self.stderr._out)  # the stream behind Django's wrapper, which would end every write with a newline
+        bar = tqdm(total=total, unit="rows", unit_scale=True, desc=log, disable=no_progress, file=self.stderr._out)  # the stream behind Django's wrapper, which would end every write with a newline
 
         def progress(rows):
             bar.update(rows - bar.n)
 
         export = CsvExport(
-            kind="collections",
+            kind=log,
             query=query,
             filters=filters.as_dict(),
             requested_by=by or getpass.getuser(),

@@ -74,7 +74,9 @@ def _run(table_config: dict, commands: list) -> list[dict]:
         with transaction.atomic():
             try:
                 config = {k: v for k, v in table_config.items() if k != "name"}
-                table = table_create(name=table_config["name"], config=config, created_by=REPLAY_ACTOR)
+                table = table_create(
+                    name=table_config["name"], config=config, created_by=REPLAY_ACTOR, restart_meters=True
+                )
             except CommandError as problem:
                 raise MalformedReplay(f"bad table configuration: {problem.message}") from None
             for command in commands:

@@ -1,6 +1,7 @@
 """`python manage.py verify_logs [--table ID] [--checkpoint]`: check every table's hash
-chains against their heads and signed checkpoints; `--checkpoint` first signs where
-every chain stands now.
+chains against their heads and signed checkpoints, and (without --table) every jackpot
+meter's fund ledger against its head and amounts; `--checkpoint` first signs where every
+table chain stands now.
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection export against the signed
@@ -18,7 +19,12 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from tables import checkpoints as anchors
-from tables.integrity import verify_table
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from collections_fees import jackpot
+from collections_fees.models import JackpotMeter
+from tables.integrity import verify_meter, verify_table
 from tables.models import Table
 
 
@@ -39,14 +45,22 @@ class Command(BaseCommand):
             tables = tables.filter(pk=table)
         if checkpoint:
             written = anchors.on_demand(tables)
+            if table is None:  # and every progressive meter's fund chain
+                written += jackpot.checkpoints_write(gaming_day=calendar().gaming_day(timezone.now()))
             self.stdout.write(f"{len(written)} checkpoints signed")
         broken, checked = [], 0
         for t in tables.iterator():
             checked += 1
             broken += verify_table(t)
+        meters = 0
+        if table is None:  # the progressive meters' fund ledgers (shared by tables)
+            for meter in JackpotMeter.objects.order_by("pk").iterator():
+                meters += 1
+                broken += verify_meter(meter)
         for link in broken:
             self.stdout.write(f"BROKEN {link}")
-        self.stdout.write(f"{checked} tables checked, {len(broken)} broken chains")
+        checked_text = f"{checked} tables" + (f" and {meters} jackpot meters" if table is None else "")
+        self.stdout.write(f"{checked_text} checked, {len(broken)} broken chains")
         if broken:
             sys.exit(1)
 
