@@ -271,25 +271,50 @@ closer_xlsx = _xlsx_view("closer_summary", "Closer summary", selectors.CLOSER_EX
 count_sheet_xlsx = _xlsx_view("count_sheet", "Count sheet", selectors.COUNT_SHEET_EXPORT_COLUMNS, selectors.count_sheet_rows)
 
 
-@require_GET
-@page_for(*COUNT_READERS)
-def closer_print(request, gaming_day: str):
-    """The printable closer: the page's exact bytes are hashed into a manifest, and every
-    print after the first of the same close says REPRINT."""
-    day, shift, filters = _scope(request, gaming_day)
-    context = _closer_context(day, shift, filters)
+def _print_view(kind: str, template: str, export_columns, context_of):
+    """A printable page (a count sheet, a closer): its exact bytes are hashed into a
+    manifest, and every print after the first of the same closes says REPRINT."""
+    columns = [header for header, _ in export_columns]
 
-    def build(export_id, copy):
-        manifest_url = reverse("compliance:export-manifest", args=[export_id])
-        page = {**context, "copy": copy, "export_id": export_id, "manifest_url": manifest_url,
-                "requested_by": request.user.get_username()}
-        return render_to_string("compliance/closer_print.html", page, request=request).encode()
+    @require_GET
+    @page_for(*COUNT_READERS)
+    def view(request, gaming_day: str):
+        day, shift, filters = _scope(request, gaming_day)
+        context = context_of(day, shift, filters)
 
-    content, manifest = document_export(
-        kind="closer_print", media_type="text/html; charset=utf-8", extension="html", filters=filters,
-        columns=CLOSER_COLUMNS, rows=len(context["rows"]), requested_by=request.user.get_username(), build=build,
-    )
-    response = HttpResponse(content, content_type="text/html; charset=utf-8")
-    export_attachment(response, filename=manifest.filename, export_id=manifest.id)
-    response["Content-Disposition"] = f'inline; filename="{manifest.filename}"'
-    return response
+        def build(export_id, copy):
+            manifest_url = reverse("compliance:export-manifest", args=[export_id])
+            page = {**context, "copy": copy, "export_id": export_id, "manifest_url": manifest_url,
+                    "requested_by": request.user.get_username()}
+            return render_to_string(template, page, request=request).encode()
+
+        content, manifest = document_export(
+            kind=kind, media_type="text/html; charset=utf-8", extension="html", filters=filters,
+            columns=columns, rows=len(context["rows"]), requested_by=request.user.get_username(), build=build,
+        )
+        response = HttpResponse(content, content_type="text/html; charset=utf-8")
+        export_attachment(response, filename=manifest.filename, export_id=manifest.id)
+        response["Content-Disposition"] = f'inline; filename="{manifest.filename}"'
+        return response
+
+    return view
+
+
+def _count_sheet_print_context(day: date, shift: str | None, filters: dict) -> dict:
+    names = [shift] if shift else calendar().shift_names()
+    sheets = [selectors.count_sheet_view(gaming_day=day, shift=name) for name in names]
+    return {
+        "gaming_day": day,
+        "shift": shift,
+        "sheets": sheets,
+        "rows": selectors.count_sheet_rows(gaming_day=day, shift=shift),
+        "closed": all(filters["closes"].values()),
+        "time_zone": calendar().zone,
+        "produced_at": timezone.localtime(),
+    }
+
+
+closer_print = _print_view("closer_print", "compliance/closer_print.html", selectors.CLOSER_EXPORT_COLUMNS, _closer_context)
+count_sheet_print = _print_view(
+    "count_print", "compliance/count_sheet_print.html", selectors.COUNT_SHEET_EXPORT_COLUMNS, _count_sheet_print_context
+)

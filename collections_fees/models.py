@@ -150,7 +150,8 @@ class ExportManifest(models.Model):
     KINDS = [
         (k, k)
         for k in (
-            "collections", "rotation", "rounds", "daily_summary", "jackpot", "count_sheet", "closer_summary", "closer_print",
+            "collections", "rotation", "rounds", "daily_summary", "jackpot",
+            "count_sheet", "count_print", "closer_summary", "closer_print",
         )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]

@@ -22,6 +22,7 @@ urlpatterns = [
     path("exports/<uuid:export_id>/manifest.json", views.export_manifest, name="export-manifest"),
     path("boxes/", count_views.boxes, name="boxes"),
     path("count/", count_views.count_index, name="count-index"),
+    path("count/<str:gaming_day>/print/", count_views.count_sheet_print, name="count-sheet-print"),  # before <shift>/: "print" is no shift
     path("count/<str:gaming_day>/<str:shift>/", count_views.count_sheet, name="count-sheet"),
     path("count/<str:gaming_day>/export.csv", count_views.count_sheet_csv, name="count-sheet-export"),
     path("count/<str:gaming_day>/count.xlsx", count_views.count_sheet_xlsx, name="count-sheet-xlsx"),

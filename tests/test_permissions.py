@@ -82,6 +82,7 @@ MATRIX = {
     "compliance/count/<str:gaming_day>/<str:shift>/": ("get", READERS),
     "compliance/count/<str:gaming_day>/export.csv": ("get", READERS),
     "compliance/count/<str:gaming_day>/count.xlsx": ("get", READERS),
+    "compliance/count/<str:gaming_day>/print/": ("get", READERS),
     "compliance/closer/<str:gaming_day>/": ("get", READERS),
     "compliance/closer/<str:gaming_day>/export.csv": ("get", READERS),
     "compliance/closer/<str:gaming_day>/closer.xlsx": ("get", READERS),

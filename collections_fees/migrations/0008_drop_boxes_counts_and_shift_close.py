@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='exportmanifest',
             name='kind',
-            field=models.CharField(choices=[('collections', 'collections'), ('rotation', 'rotation'), ('rounds', 'rounds'), ('daily_summary', 'daily_summary'), ('jackpot', 'jackpot'), ('count_sheet', 'count_sheet'), ('closer_summary', 'closer_summary'), ('closer_print', 'closer_print')], max_length=16),
+            field=models.CharField(choices=[('collections', 'collections'), ('rotation', 'rotation'), ('rounds', 'rounds'), ('daily_summary', 'daily_summary'), ('jackpot', 'jackpot'), ('count_sheet', 'count_sheet'), ('count_print', 'count_print'), ('closer_summary', 'closer_summary'), ('closer_print', 'closer_print')], max_length=16),
         ),
         migrations.CreateModel(
             name='CountSheet',

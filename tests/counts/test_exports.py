@@ -77,17 +77,18 @@ def test_the_closer_csv_ties_to_the_count_sheet_csv(officer, closed_day):
     assert all(row["expected_drop_cents"] == row["counted_drop_cents"] and row["variance_cents"] == "0" for row in closer)
 
 
-def test_the_printed_closer_is_hashed_and_the_second_print_says_reprint(officer, closed_day):
-    first = officer.get(f"/compliance/closer/{DAY}/print/?shift=day")
-    second = officer.get(f"/compliance/closer/{DAY}/print/?shift=day")
+@pytest.mark.parametrize("page, kind", [("closer", "closer_print"), ("count", "count_print")])
+def test_a_printed_page_is_hashed_and_the_second_print_says_reprint(officer, closed_day, page, kind):
+    first = officer.get(f"/compliance/{page}/{DAY}/print/?shift=day")
+    second = officer.get(f"/compliance/{page}/{DAY}/print/?shift=day")
     for response in (first, second):
         manifest = manifest_of(officer, {"x-export-id": response["X-Export-Id"]})
         assert manifest["file"]["sha256"] == hashlib.sha256(response.content).hexdigest()
-        assert manifest["kind"] == "closer_print"
+        assert manifest["kind"] == kind and manifest["rows"] > 0
     assert b"ORIGINAL" in first.content and b"REPRINT" not in first.content
     assert b"REPRINT" in second.content and "REPRINT" in second["Content-Disposition"]
-    # Another shift's closer is an original of its own.
-    assert b"ORIGINAL" in officer.get(f"/compliance/closer/{DAY}/print/?shift=swing").content
+    # Another shift's is an original of its own.
+    assert b"ORIGINAL" in officer.get(f"/compliance/{page}/{DAY}/print/?shift=swing").content
 
 
 @pytest.mark.parametrize("path, kind", [("closer/{day}/closer.xlsx", "closer_summary"), ("count/{day}/count.xlsx", "count_sheet")])
