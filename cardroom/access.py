@@ -3,7 +3,9 @@
 Roles are Django groups: `dealer` drives only the tables assigned to them for the
 current shift; `supervisor` sees and drives every table, assigns dealers, approves voids,
 corrections and configuration changes; `compliance` reads everything and changes
-nothing; `admin` uses the Django admin. Management commands (replay, the simulator,
+nothing; `admin` uses the Django admin. `count_team` counts the drop boxes and signs the
+count sheet (4 CCR 12385: a role of its own, not the floor's); `manager` approves what the
+count escalates (a variance above threshold, reopening a closed shift). Management commands (replay, the simulator,
 seeding) act as `system`.
 """
 
@@ -16,10 +18,10 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 
-ROLES = ("dealer", "supervisor", "compliance", "admin")
+ROLES = ("dealer", "supervisor", "compliance", "admin", "count_team", "manager")
 SYSTEM = "system"
 # A person normally holds one role; if several, the strongest one applies.
-_PRECEDENCE = ("admin", "supervisor", "compliance", "dealer")
+_PRECEDENCE = ("admin", "manager", "supervisor", "compliance", "count_team", "dealer")
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def _assignments_now(user_id: int):
 EVERY_ROLE = ROLES
 READERS = ("supervisor", "compliance", "admin")
 DRIVERS = ("dealer", "supervisor")
+# The count pages: read by the readers, the count team and managers.
+COUNT_READERS = (*READERS, "count_team", "manager")
 
 
 def _guard(roles: tuple[str, ...], refuse_anonymous, refuse_role):

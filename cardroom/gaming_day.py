@@ -38,6 +38,27 @@ class Calendar:
         end = datetime.combine(day + timedelta(days=1), self.day_start, tzinfo=zone)
         return start, end
 
+    def shift_names(self) -> list[str]:
+        """The shifts in the order they run through a gaming day."""
+        return [name for name, _ in sorted(self.shifts, key=lambda s: (s[1] < self.day_start, s[1]))]
+
+    def shift_bounds(self, day: date, shift: str) -> tuple[datetime, datetime]:
+        """The UTC-aware [start, end) of a shift of a gaming day: from its start to the next
+        shift's (the last one ends with the gaming day). A shift starting before the
+        gaming day's start time runs on the next calendar day."""
+        zone, starts = ZoneInfo(self.zone), dict(self.shifts)
+        if shift not in starts:
+            raise ValueError(f"unknown shift {shift!r}")
+
+        def start_of(name: str) -> datetime:
+            clock = starts[name]
+            return datetime.combine(day + timedelta(days=1) if clock < self.day_start else day, clock, tzinfo=zone)
+
+        names = self.shift_names()
+        position = names.index(shift)
+        end = start_of(names[position + 1]) if position + 1 < len(names) else self.day_bounds(day)[1]
+        return start_of(shift), end
+
 
 def _parse(clock: str) -> time:
     hours, minutes = clock.split(":")

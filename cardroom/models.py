@@ -22,6 +22,7 @@ class AuditEntry(models.Model):
             "configuration",
             "assignment",
             "admin",
+            "count",  # drop boxes, counts, signatures, shift closes (collections_fees/counts.py)
         )
     ]
 

@@ -296,3 +296,78 @@ def daily_summary_export(*, totals: list[dict], filters: dict, requested_by: str
         started_at=started_at,
     )
     return content, manifest
+
+
+# --- Count sheets and closer summaries ----------------------------------------------------
+# Their CSV is streamed by CsvExport (collections_fees/selectors.py builds the queries).
+# A closer printed or exported as a workbook is a document someone may print and file:
+# the first one of a close is the original, every later one says REPRINT.
+
+
+def closer_copy(*, kind: str, filters: dict) -> str:
+    """"ORIGINAL" for the first document of this kind and filters (which name the close
+    it was produced for), "REPRINT" once one has been recorded. Call inside the
+    transaction that records the new manifest, after `lock_closer_copies`."""
+    earlier = ExportManifest.objects.filter(kind=kind, filters=filters).exists()
+    return "REPRINT" if earlier else "ORIGINAL"
+
+
+def lock_closer_copies(filters: dict) -> None:
+    """Two prints at once: one is the original, the other waits and is the reprint."""
+    import json
+
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ["cardroom-closer:" + json.dumps(filters, sort_keys=True)])
+
+
+def rows_xlsx(*, title: str, preamble: list[list], columns: list[str], rows: list[list], money: set[str]) -> bytes:
+    """A one-sheet workbook: the preamble lines, a bold header, the rows, and for each
+    column in `money` (integer cents, the figures of record) a dollar column for reading."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet(title[:31])
+    for line in preamble:
+        sheet.append(line)
+    sheet.append([])
+    money_columns = [name for name in columns if name in money]
+    header = []
+    for name in [*columns, *(name.replace("_cents", "_dollars") for name in money_columns)]:
+        cell = WriteOnlyCell(sheet, value=name)
+        cell.font = Font(bold=True)
+        header.append(cell)
+    sheet.append(header)
+    for row in rows:
+        values = dict(zip(columns, row))
+        dollars = []
+        for name in money_columns:
+            cell = WriteOnlyCell(sheet, value=None if values[name] is None else Decimal(values[name]) / 100)
+            cell.number_format = "#,##0.00"
+            dollars.append(cell)
+        sheet.append([*row, *dollars])
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+def document_export(*, kind: str, media_type: str, extension: str, filters: dict, columns: list[str],
+                    rows: int, requested_by: str, build) -> tuple[bytes, ExportManifest]:
+    """A document built in memory (`build(export_id, copy) -> bytes`) and its manifest,
+    recorded in one transaction; `copy` is ORIGINAL or REPRINT (closer documents)."""
+    from django.db import transaction
+
+    export_id, started_at = uuid.uuid4(), timezone.now()
+    with transaction.atomic():
+        lock_closer_copies(filters)
+        copy = closer_copy(kind=kind, filters=filters)
+        content = build(export_id, copy)
+        name = kind.replace("_", "-") + ("-REPRINT" if copy == "REPRINT" else "")
+        manifest = export_manifest_record(
+            export_id=export_id, kind=kind, media_type=media_type,
+            filename=export_filename(name, filters, export_id, extension),
+            filters=filters, columns=columns, rows=rows, size=len(content),
+            sha256=hashlib.sha256(content).hexdigest(), requested_by=requested_by, source="http", started_at=started_at,
+        )
+    return content, manifest

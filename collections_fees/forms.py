@@ -1,4 +1,4 @@
-"""Forms of the compliance pages: the log filters (query string) and the drop count.
+"""Forms of the compliance pages: the log filters (query string).
 
 Filter forms touch no database (the export views are async): the table is a number and
 the pages draw the table list themselves.
@@ -83,18 +83,6 @@ class RoundFilterForm(FilterForm):
 
     player = forms.CharField(required=False, max_length=64)
     status = forms.ChoiceField(required=False, choices=STATUS_CHOICES)
-
-
-class DropCountForm(forms.Form):
-    """A drop-box count, entered in dollars and cents ("1234.50"), kept in cents."""
-
-    table = forms.IntegerField(min_value=1)
-    gaming_day = forms.DateField()
-    amount = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Counted ($)")
-    note = forms.CharField(required=False, max_length=200)
-
-    def cleaned_cents(self) -> int:
-        return int(self.cleaned_data["amount"] * 100)
 
 
 def filter_query_string(filters: Filters) -> str:

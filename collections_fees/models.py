@@ -77,6 +77,9 @@ class CollectionEntry(models.Model):
     row_hash = models.CharField(max_length=64)
     # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
     hash_key = models.CharField(max_length=32, default="", blank=True)
+    # The drop box on the table's fee slot when the line was written (BoxPlacement); none
+    # when no box had been placed for the shift.
+    box = models.ForeignKey("DropBox", on_delete=models.PROTECT, null=True, blank=True, related_name="collections")
 
     class Meta:
         ordering = ["table", "seq"]
@@ -90,7 +93,7 @@ class CollectionEntry(models.Model):
         ]
 
     def chain_content(self) -> dict:
-        return {
+        content = {
             "table": self.table_id,
             "seq": self.seq,
             "round": self.round_id,
@@ -109,6 +112,10 @@ class CollectionEntry(models.Model):
             "gaming_day": self.gaming_day.isoformat(),
             "shift": self.shift,
         }
+        # Rows written before boxes existed, or with no box placed, hash as they always did.
+        if self.box_id is not None:
+            content["box"] = self.box_id
+        return content
 
 
 class DropCount(models.Model):
@@ -140,7 +147,13 @@ class ExportManifest(models.Model):
     (docs/compliance-exports.md).
     """
 
-    KINDS = [(k, k) for k in ("collections", "rotation", "rounds", "daily_summary", "jackpot")]
+    KINDS = [
+        (k, k)
+        for k in (
+            "collections", "rotation", "rounds", "daily_summary", "jackpot",
+            "count_sheet", "count_print", "closer_summary", "closer_print",
+        )
+    ]
     SOURCES = [("http", "http"), ("cli", "cli")]
 
     id = models.UUIDField(primary_key=True)
@@ -286,3 +299,153 @@ class JackpotCheckpoint(models.Model):
             "head": self.head,
             "rows": self.rows,
         }
+
+
+# --- Drop boxes, the count and the shift close (4 CCR 12384-12385) -----------------------
+# Every table below is append-only (a database trigger refuses UPDATE and DELETE): a box
+# swap, a recount, a signature, a close and a reopen are each a new row, so the whole
+# history of the money stays on record. The rules that govern them are in
+# collections_fees/counts.py.
+
+BOX_SLOTS = {"fees": "fees", "emergency": "fees", "jackpot": "jackpot"}
+
+
+class DropBox(models.Model):
+    """A physical drop box. Its identifier is painted on it and names its table; a
+    `jackpot` box keeps jackpot collections apart from the fees; an `emergency` box
+    stands in for a table's fee box (full, damaged)."""
+
+    KINDS = [("fees", "fees"), ("jackpot", "jackpot"), ("emergency", "emergency")]
+
+    identifier = models.CharField(max_length=32, unique=True)
+    kind = models.CharField(max_length=10, choices=KINDS)
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="drop_boxes",
+        help_text="the table whose identifier the box carries (none for an emergency box)",
+    )
+    registered_by = models.CharField(max_length=150)
+    registered_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["identifier"]
+
+    def __str__(self):
+        return self.identifier
+
+    @property
+    def slot(self) -> str:
+        return BOX_SLOTS[self.kind]
+
+
+class BoxPlacement(models.Model):
+    """A box put on a table for a gaming day and shift. The box in force in a slot
+    (`fees` or `jackpot`) is the latest placement of that table, day, shift and slot; a
+    placement that replaces another one mid-shift is a swap and says why."""
+
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="placements")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="box_placements")
+    slot = models.CharField(max_length=10)
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    replaces = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    reason = models.CharField(max_length=200, blank=True)
+    placed_by = models.CharField(max_length=150)
+    placed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gaming_day", "shift", "table", "placed_at", "id"]
+        indexes = [models.Index(fields=["table", "gaming_day", "shift", "slot", "placed_at"], name="box_placement_in_force")]
+
+
+class CountSheet(models.Model):
+    """The count team's sheet for one gaming day and shift: one per shift."""
+
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    opened_by = models.CharField(max_length=150)
+    opened_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gaming_day", "shift"]
+        constraints = [models.UniqueConstraint(fields=["gaming_day", "shift"], name="one_count_sheet_per_shift")]
+
+
+class BoxCount(models.Model):
+    """What a counter found in one box: the pieces per denomination (cents -> pieces), the
+    total they make, what the collection log expected in that box then, and the variance.
+    A recount is a new row; the latest row of a box on a sheet is the count in force."""
+
+    sheet = models.ForeignKey(CountSheet, on_delete=models.PROTECT, related_name="counts")
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="counts")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    denominations = models.JSONField(help_text='{"<cents>": pieces}')
+    counted = models.PositiveBigIntegerField(help_text="cents: the sum of the denominations")
+    expected = models.BigIntegerField(help_text="cents: fees less refunds of the box's collection entries")
+    variance = models.BigIntegerField(help_text="cents: counted - expected")
+    explanation = models.CharField(max_length=500, blank=True)
+    counted_by = models.CharField(max_length=150)
+    counted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["sheet", "box", "counted_at", "id"]
+
+
+class VarianceApproval(models.Model):
+    """A manager's approval of a count whose variance is above the escalation threshold."""
+
+    count = models.OneToOneField(BoxCount, on_delete=models.PROTECT, related_name="approval")
+    approved_by = models.CharField(max_length=150)
+    approved_at = models.DateTimeField()
+    note = models.CharField(max_length=500, blank=True)
+
+
+class CountSignature(models.Model):
+    """A counter signs the sheet with their own account, as it stands (`last_count`: the
+    latest count row they saw). The sheet is complete when two different counters have
+    signed the same latest row."""
+
+    sheet = models.ForeignKey(CountSheet, on_delete=models.PROTECT, related_name="signatures")
+    signed_by = models.CharField(max_length=150)
+    user_id = models.IntegerField()
+    last_count = models.ForeignKey(BoxCount, on_delete=models.PROTECT, related_name="+")
+    session = models.CharField(max_length=64, blank=True)
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["sheet", "signed_at", "id"]
+
+
+class ShiftReopenRequest(models.Model):
+    """Someone asks for a closed shift to be reopened; a manager other than them decides."""
+
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    reason = models.CharField(max_length=500)
+    requested_by = models.CharField(max_length=150)
+    requested_at = models.DateTimeField()
+
+
+class ShiftClose(models.Model):
+    """A shift closed (its count frozen, its closer summary produced) or reopened (with a
+    manager's approved request). The latest row of a gaming day and shift says which."""
+
+    ACTIONS = [("close", "close"), ("reopen", "reopen")]
+
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    action = models.CharField(max_length=8, choices=ACTIONS)
+    sheet = models.ForeignKey(CountSheet, on_delete=models.PROTECT, related_name="closes")
+    reopen_request = models.OneToOneField(
+        ShiftReopenRequest, on_delete=models.PROTECT, null=True, blank=True, related_name="reopen"
+    )
+    by = models.CharField(max_length=150)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gaming_day", "shift", "at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action="close", reopen_request__isnull=True) | Q(action="reopen", reopen_request__isnull=False),
+                name="reopen_has_its_approved_request",
+            )
+        ]

@@ -14,15 +14,33 @@ is a placeholder.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from django.db import connection
+from django.utils import timezone
 
+from cardroom.gaming_day import calendar
 from rounds.models import Round
-from tables.models import Table, TableEvent
+from tables.models import Approval, ApprovalDecision, Table, TableEvent
 
-from .models import CollectionEntry, DropCount, ExportManifest, FeeSchedule, JackpotEntry, JackpotMeter
+from . import counts
+from .models import (
+    BoxCount,
+    BoxPlacement,
+    CollectionEntry,
+    CountSheet,
+    DropBox,
+    DropCount,
+    ExportManifest,
+    FeeSchedule,
+    JackpotEntry,
+    JackpotMeter,
+    ShiftClose,
+    ShiftReopenRequest,
+    VarianceApproval,
+)
 
 CE = CollectionEntry._meta.db_table
 EVENT = TableEvent._meta.db_table
@@ -30,6 +48,13 @@ TABLE = Table._meta.db_table
 SCHEDULE = FeeSchedule._meta.db_table
 DROP = DropCount._meta.db_table
 ROUND = Round._meta.db_table
+BOX = DropBox._meta.db_table
+PLACEMENT = BoxPlacement._meta.db_table
+BOX_COUNT = BoxCount._meta.db_table
+SHEET = CountSheet._meta.db_table
+VARIANCE_APPROVAL = VarianceApproval._meta.db_table
+APPROVAL = Approval._meta.db_table
+APPROVAL_DECISION = ApprovalDecision._meta.db_table
 JACKPOT = JackpotEntry._meta.db_table
 METER = JackpotMeter._meta.db_table
 
@@ -67,7 +92,7 @@ class SqlQuery:
     columns, and the text columns of its CSV export (header, SQL over alias `b`)."""
 
     sql: str
-    params: tuple
+    params: tuple | dict  # positional (%s) or named (%(name)s) placeholders
     order_by: str
     export_columns: tuple[tuple[str, str], ...] = field(default=())
 
@@ -192,6 +217,7 @@ COLLECTION_EXPORT_COLUMNS = (
     ("refunded_by_seq", "b.refunded_by_seq"),
     ("chain_seq", "b.seq"),
     ("row_hash", "b.row_hash"),
+    ("drop_box", "b.drop_box"),  # last: the columns before it keep their places
 )
 
 
@@ -219,9 +245,11 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
                CASE WHEN ce.kind = 'refund' THEN 'refund'
                     WHEN rf.id IS NULL THEN 'collected' ELSE 'refunded' END AS status,
                CASE WHEN ce.kind = 'refund' THEN ce.reason ELSE coalesce(rf.reason, '') END AS reason,
-               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash
+               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash,
+               bx.identifier AS drop_box
         FROM {CE} ce
         JOIN {TABLE} t ON t.id = ce.table_id
+        LEFT JOIN {BOX} bx ON bx.id = ce.box_id
         JOIN {ROUND} r ON r.id = ce.round_id
         JOIN {EVENT} ev ON ev.id = ce.event_id
         JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id
@@ -308,26 +336,51 @@ DAILY_TOTALS_SCOPE = {"day_from": "gaming_day", "day_to": "gaming_day", "table":
 
 
 def daily_totals(filters: Filters) -> list[dict]:
-    """Per table and gaming day: fees, refunds, expected drop (fees - refunds), the drop
-    count in force (the latest entered) and the variance (counted - expected).
+    """Per table and gaming day: fees, refunds, expected drop (fees - refunds), what was
+    counted and the variance (counted - expected).
+
+    Counted is the count team's: the counts in force (collections_fees/counts.py) of the
+    table's fee boxes over the day's shifts, by whom, the last count's time, and how many
+    count rows (recounts included). A day counted before the count sheets existed keeps
+    its legacy drop count (the latest DropCount entered).
 
     Only the day range and the table filter apply: the expected drop is what the whole
     table collected that day, whichever dealer or payer. Each entry counts on its own
     gaming day (a refund on the day it was given back). A table and day with a count but
     no collection is listed too (expected 0)."""
-    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
-    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in DAILY_TOTALS_SCOPE.items()})
+    scope = DAILY_TOTALS_SCOPE.items()
+    ce_conditions, ce_params = filter_conditions(filters, {k: f"ce.{c}" for k, c in scope})
+    box_conditions, box_params = filter_conditions(
+        filters, {"day_from": "s.gaming_day", "day_to": "s.gaming_day", "table": "bc.table_id"}
+    )
+    drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in scope})
     sql = f"""
         WITH totals AS (
             SELECT ce.table_id, ce.gaming_day, {_fee_and_refund_sums('ce')}
             FROM {CE} ce {where_clause(ce_conditions)}
             GROUP BY ce.table_id, ce.gaming_day
-        ), counts AS (
+        ), box_latest AS (
+            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, s.gaming_day, bc.counted, bc.counted_by,
+                   bc.counted_at, count(*) OVER (PARTITION BY bc.sheet_id, bc.box_id) AS entries
+            FROM {BOX_COUNT} bc JOIN {SHEET} s ON s.id = bc.sheet_id JOIN {BOX} bx ON bx.id = bc.box_id
+            {where_clause([*box_conditions, "bx.kind <> 'jackpot'"])}
+            ORDER BY bc.sheet_id, bc.box_id, bc.id DESC
+        ), box_counts AS (
+            SELECT table_id, gaming_day, sum(counted)::bigint AS counted,
+                   string_agg(DISTINCT counted_by, ', ') AS counted_by, max(counted_at) AS counted_at,
+                   sum(entries)::bigint AS count_entries
+            FROM box_latest GROUP BY table_id, gaming_day
+        ), legacy AS (
             SELECT DISTINCT ON (dc.table_id, dc.gaming_day)
                    dc.table_id, dc.gaming_day, dc.amount AS counted, dc.counted_by, dc.counted_at,
                    count(*) OVER (PARTITION BY dc.table_id, dc.gaming_day) AS count_entries
             FROM {DROP} dc {where_clause(drop_conditions)}
             ORDER BY dc.table_id, dc.gaming_day, dc.counted_at DESC, dc.id DESC
+        ), counts AS (
+            SELECT * FROM box_counts
+            UNION ALL
+            SELECT * FROM legacy l WHERE NOT EXISTS (
+                SELECT 1 FROM box_counts b WHERE b.table_id = l.table_id AND b.gaming_day = l.gaming_day)
         )
         SELECT coalesce(tt.table_id, c.table_id) AS table_id, t.name AS table_name,
                coalesce(tt.gaming_day, c.gaming_day) AS gaming_day,
@@ -341,11 +394,12 @@ def daily_totals(filters: Filters) -> list[dict]:
         JOIN {TABLE} t ON t.id = coalesce(tt.table_id, c.table_id)
         ORDER BY gaming_day, table_name, table_id
     """
-    return fetch_dicts(sql, (*ce_params, *drop_params))
+    return fetch_dicts(sql, (*ce_params, *box_params, *drop_params))
 
 
 def drop_count_history(*, table_id: int, gaming_day: date):
-    """Every count entered for a table and gaming day, latest first."""
+    """Every legacy drop count entered for a table and gaming day (before the count
+    sheets), latest first."""
     return DropCount.objects.filter(table_id=table_id, gaming_day=gaming_day).order_by("-counted_at", "-id")
 
 
@@ -372,3 +426,286 @@ def export_manifests(*, limit: int = 200):
 def export_manifest_get(*, export_id) -> ExportManifest:
     return ExportManifest.objects.get(pk=export_id)
 
+
+
+# --- The count and the closer summary (collections_fees/counts.py writes them) ------------
+
+
+
+def _shift_scope(gaming_day: date, shift: str | None) -> tuple[list[str], datetime, datetime]:
+    """The shifts a closer covers (one, or the whole gaming day) and their UTC bounds."""
+    cal = calendar()
+    if shift is None:
+        start, end = cal.day_bounds(gaming_day)
+        return cal.shift_names(), start, end
+    start, end = cal.shift_bounds(gaming_day, shift)
+    return [shift], start, end
+
+
+COUNT_SHEET_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shift", "b.shift"),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("box", "b.box"),
+    ("box_kind", "b.box_kind"),
+    ("count_id", "b.count_id"),
+    ("in_force", bool_text("b.in_force")),
+    ("denominations", "b.denominations"),
+    ("counted_cents", "b.counted"),
+    ("expected_cents", "b.expected"),
+    ("variance_cents", "b.variance"),
+    ("explanation", "b.explanation"),
+    ("approved_by", "b.approved_by"),
+    ("counted_by", "b.counted_by"),
+    ("counted_at_utc", utc_text("b.counted_at")),
+    ("counted_at_local", local_text("b.counted_at")),
+)
+
+
+def count_sheet_query(*, gaming_day: date, shift: str | None = None) -> SqlQuery:
+    """Every count row of the gaming day's sheets (or one shift's), recounts included:
+    `in_force` marks the latest count of each box. The expected amount and variance are
+    the ones recorded with the count."""
+    shifts, _, _ = _shift_scope(gaming_day, shift)
+    sql = f"""
+        SELECT s.gaming_day, s.shift, bc.table_id, t.name AS table_name, bx.identifier AS box,
+               bx.kind AS box_kind, bc.id AS count_id,
+               bc.id = max(bc.id) OVER (PARTITION BY bc.sheet_id, bc.box_id) AS in_force,
+               (SELECT string_agg(d.key || 'x' || d.value, ' ' ORDER BY d.key::bigint DESC)
+                  FROM jsonb_each_text(bc.denominations) d) AS denominations,
+               bc.counted, bc.expected, bc.variance, bc.explanation, va.approved_by,
+               bc.counted_by, bc.counted_at
+        FROM {BOX_COUNT} bc
+        JOIN {SHEET} s ON s.id = bc.sheet_id
+        JOIN {BOX} bx ON bx.id = bc.box_id
+        JOIN {TABLE} t ON t.id = bc.table_id
+        LEFT JOIN {VARIANCE_APPROVAL} va ON va.count_id = bc.id
+        WHERE s.gaming_day = %s AND s.shift = ANY(%s)
+    """
+    return SqlQuery(sql, (gaming_day, shifts), "b.shift, b.table_name, b.box, b.count_id", COUNT_SHEET_EXPORT_COLUMNS)
+
+
+CLOSER_EXPORT_COLUMNS = (
+    ("gaming_day", day_text("b.gaming_day")),
+    ("shifts", "b.shifts"),
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("rounds_dealt", "b.rounds_dealt"),
+    ("rounds_settled", "b.rounds_settled"),
+    ("rounds_voided", "b.rounds_voided"),
+    ("banked_by", "b.banked_by"),
+    ("fee_lines", "b.fee_lines"),
+    ("fees_cents", "b.fees"),
+    ("refunds_cents", "b.refunds"),
+    ("expected_drop_cents", "b.expected"),
+    ("counted_drop_cents", "b.counted"),
+    ("variance_cents", "b.variance"),
+    ("jackpot_counted_cents", "b.jackpot_counted"),
+    ("boxes", "b.boxes"),
+    ("approvals_requested", "b.approvals_requested"),
+    ("approvals_granted", "b.approvals_granted"),
+)
+
+
+def closer_summary_query(*, gaming_day: date, shift: str | None = None) -> SqlQuery:
+    """The closer summary per table for a shift (or the whole gaming day): rounds dealt
+    (opened in it), settled and voided; who banked and how many settled rounds
+    (`person:rounds`, most first); fees, refunds and the expected drop (fees - refunds of
+    the collection lines stamped with its shifts); the counted drop (the counts in force
+    of its fee boxes) and the variance; jackpot boxes apart; the approvals asked at the
+    table in it and how many were granted. A table with nothing in the shift is left out."""
+    shifts, start, end = _shift_scope(gaming_day, shift)
+    sql = f"""
+        WITH rnd AS (
+            SELECT table_id, count(*) AS dealt,
+                   count(*) FILTER (WHERE status = 'settled') AS settled,
+                   count(*) FILTER (WHERE status = 'voided') AS voided
+            FROM {ROUND} WHERE opened_at >= %(start)s AND opened_at < %(end)s GROUP BY table_id
+        ), banked AS (
+            SELECT table_id, string_agg(pd_player || ':' || n, ' ' ORDER BY n DESC, pd_player) AS banked_by
+            FROM (SELECT table_id, pd_player, count(*) AS n FROM {ROUND}
+                  WHERE status = 'settled' AND opened_at >= %(start)s AND opened_at < %(end)s
+                  GROUP BY table_id, pd_player) per_person
+            GROUP BY table_id
+        ), col AS (
+            SELECT ce.table_id, {_fee_and_refund_sums('ce')}
+            FROM {CE} ce WHERE ce.gaming_day = %(day)s AND ce.shift = ANY(%(shifts)s) GROUP BY ce.table_id
+        ), latest AS (
+            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, bc.counted, bx.kind, bx.identifier
+            FROM {BOX_COUNT} bc JOIN {SHEET} s ON s.id = bc.sheet_id JOIN {BOX} bx ON bx.id = bc.box_id
+            WHERE s.gaming_day = %(day)s AND s.shift = ANY(%(shifts)s)
+            ORDER BY bc.sheet_id, bc.box_id, bc.id DESC
+        ), cnt AS (
+            SELECT table_id,
+                   sum(counted) FILTER (WHERE kind <> 'jackpot')::bigint AS counted,
+                   sum(counted) FILTER (WHERE kind = 'jackpot')::bigint AS jackpot_counted
+            FROM latest GROUP BY table_id
+        ), boxes AS (
+            SELECT p.table_id, string_agg(DISTINCT bx.identifier, ' ') AS boxes
+            FROM {PLACEMENT} p JOIN {BOX} bx ON bx.id = p.box_id
+            WHERE p.gaming_day = %(day)s AND p.shift = ANY(%(shifts)s) GROUP BY p.table_id
+        ), appr AS (
+            SELECT a.table_id, count(*) AS requested, count(d.id) FILTER (WHERE d.approved) AS granted
+            FROM {APPROVAL} a LEFT JOIN {APPROVAL_DECISION} d ON d.approval_id = a.id
+            WHERE a.requested_at >= %(start)s AND a.requested_at < %(end)s GROUP BY a.table_id
+        )
+        SELECT %(day)s::date AS gaming_day, array_to_string(%(shifts)s::text[], ' ') AS shifts,
+               t.id AS table_id, t.name AS table_name,
+               coalesce(rnd.dealt, 0) AS rounds_dealt, coalesce(rnd.settled, 0) AS rounds_settled,
+               coalesce(rnd.voided, 0) AS rounds_voided, coalesce(banked.banked_by, '') AS banked_by,
+               coalesce(col.fee_lines, 0) AS fee_lines, coalesce(col.fees, 0) AS fees,
+               coalesce(col.refunds, 0) AS refunds,
+               coalesce(col.fees, 0) - coalesce(col.refunds, 0) AS expected,
+               cnt.counted, cnt.counted - (coalesce(col.fees, 0) - coalesce(col.refunds, 0)) AS variance,
+               cnt.jackpot_counted, coalesce(boxes.boxes, '') AS boxes,
+               coalesce(appr.requested, 0) AS approvals_requested, coalesce(appr.granted, 0) AS approvals_granted
+        FROM {TABLE} t
+        LEFT JOIN rnd ON rnd.table_id = t.id
+        LEFT JOIN banked ON banked.table_id = t.id
+        LEFT JOIN col ON col.table_id = t.id
+        LEFT JOIN cnt ON cnt.table_id = t.id
+        LEFT JOIN boxes ON boxes.table_id = t.id
+        LEFT JOIN appr ON appr.table_id = t.id
+        WHERE rnd.table_id IS NOT NULL OR col.table_id IS NOT NULL OR cnt.table_id IS NOT NULL
+              OR boxes.table_id IS NOT NULL OR appr.table_id IS NOT NULL
+    """
+    params = {"day": gaming_day, "shifts": shifts, "start": start, "end": end}
+    return SqlQuery(sql, params, "b.table_name, b.table_id", CLOSER_EXPORT_COLUMNS)
+
+
+def closer_summary(*, gaming_day: date, shift: str | None = None) -> list[dict]:
+    query = closer_summary_query(gaming_day=gaming_day, shift=shift)
+    return fetch_dicts(query.ordered(), query.params)
+
+
+def count_sheet_rows(*, gaming_day: date, shift: str | None = None) -> list[dict]:
+    query = count_sheet_query(gaming_day=gaming_day, shift=shift)
+    return fetch_dicts(query.ordered(), query.params)
+
+
+def _column_key(expression: str) -> str:
+    return re.search(r"b\.(\w+)", expression).group(1)
+
+
+def row_keys(export_columns) -> list[str]:
+    """The keys of a query's rows, in its export's column order (a workbook writes the
+    same columns as the CSV)."""
+    return [_column_key(expression) for _, expression in export_columns]
+
+
+def closer_totals(rows: list[dict]) -> dict:
+    """The closer's sums over its tables (a counted drop only where a table was counted)."""
+    keys = ("rounds_dealt", "rounds_settled", "rounds_voided", "fee_lines", "fees", "refunds", "expected")
+    totals = {key: sum(row[key] for row in rows) for key in keys}
+    counted = [row for row in rows if row["counted"] is not None]
+    totals["counted"] = sum(row["counted"] for row in counted) if counted else None
+    totals["variance"] = sum(row["variance"] for row in counted) if counted else None
+    return totals
+
+
+def latest_close(*, gaming_day: date, shift: str):
+    return ShiftClose.objects.filter(gaming_day=gaming_day, shift=shift).order_by("-at", "-id").first()
+
+
+def closer_filters(*, gaming_day: date, shift: str | None) -> dict:
+    """What a closer document is of: the day, the shift (or all), and the close in force
+    of each shift (None: not closed). A second document of the same close is a reprint;
+    after a reopen and a new close, a new original."""
+    names = [shift] if shift else calendar().shift_names()
+    closes = {}
+    for name in names:
+        close = latest_close(gaming_day=gaming_day, shift=name)
+        closes[name] = close.pk if close is not None and close.action == "close" else None
+    return {"day_from": gaming_day.isoformat(), "day_to": gaming_day.isoformat(), "shift": shift or "all", "closes": closes}
+
+
+def count_sheet_of(*, gaming_day: date, shift: str):
+    return CountSheet.objects.filter(gaming_day=gaming_day, shift=shift).first()
+
+
+def box_registry():
+    return DropBox.objects.select_related("table").order_by("identifier")
+
+
+def boxes_on_tables(*, gaming_day: date, shift: str) -> list[BoxPlacement]:
+    """The placement in force per table and slot for a gaming day and shift."""
+    in_force = {}
+    placements = BoxPlacement.objects.filter(gaming_day=gaming_day, shift=shift).select_related("box", "table")
+    for placement in placements.order_by("placed_at", "id"):
+        in_force[(placement.table_id, placement.slot)] = placement
+    return sorted(in_force.values(), key=lambda p: (p.table.name, p.slot))
+
+
+def shift_states(gaming_day: date) -> list[dict]:
+    """Each shift of a gaming day: its sheet, whether two counters signed it, closed."""
+    now, cal, states = timezone.now(), calendar(), []
+    for name in cal.shift_names():
+        sheet = count_sheet_of(gaming_day=gaming_day, shift=name)
+        states.append({
+            "shift": name,
+            "over": now >= cal.shift_bounds(gaming_day, name)[1],
+            "sheet": sheet,
+            "signers": counts.sheet_signers(sheet) if sheet else [],
+            "complete": bool(sheet) and counts.sheet_is_complete(sheet),
+            "closed": counts.shift_is_closed(gaming_day, name),
+        })
+    return states
+
+
+def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
+    """Everything the count sheet page draws: the boxes placed in the shift (with swaps),
+    per box what the log expects and the count in force with its history, whether its
+    variance needs an explanation or a manager, the signatures, what still stops the
+    signing, the closes and reopen requests."""
+    sheet = count_sheet_of(gaming_day=gaming_day, shift=shift)
+    placements = list(
+        BoxPlacement.objects.filter(gaming_day=gaming_day, shift=shift)
+        .select_related("box", "table", "replaces__box").order_by("placed_at", "id")
+    )
+    history = {}
+    if sheet is not None:
+        for count in BoxCount.objects.filter(sheet=sheet).select_related("approval").order_by("counted_at", "id"):
+            history.setdefault(count.box_id, []).append(count)
+    boxes, seen = [], set()
+    for placement in placements:
+        if placement.box_id in seen:
+            continue
+        seen.add(placement.box_id)
+        rows = history.get(placement.box_id, [])
+        current = rows[-1] if rows else None
+        boxes.append({
+            "box": placement.box,
+            "table": placement.table,
+            "expected": counts.box_expected(box_id=placement.box_id, gaming_day=gaming_day, shift=shift),
+            "count": current,
+            "recounts": rows[:-1][::-1],
+            "needs_approval": current is not None and counts.needs_approval(current) and not hasattr(current, "approval"),
+        })
+    unboxed = fetch_dicts(
+        f"""SELECT ce.table_id, t.name AS table_name, {_fee_and_refund_sums('ce')}
+            FROM {CE} ce JOIN {TABLE} t ON t.id = ce.table_id
+            WHERE ce.gaming_day = %s AND ce.shift = %s AND ce.box_id IS NULL GROUP BY ce.table_id, t.name""",
+        (gaming_day, shift),
+    )
+    close = latest_close(gaming_day=gaming_day, shift=shift)
+    closed = close is not None and close.action == "close"
+    return {
+        "gaming_day": gaming_day,
+        "shift": shift,
+        "sheet": sheet,
+        "placements": placements,
+        "boxes": boxes,
+        "unboxed": unboxed,
+        "signatures": list(sheet.signatures.order_by("signed_at", "id")) if sheet else [],
+        "signers": counts.sheet_signers(sheet) if sheet else [],
+        "problems": counts.sheet_problems(sheet) if sheet else [],
+        "complete": bool(sheet) and counts.sheet_is_complete(sheet),
+        "closed": closed,
+        "closes": list(ShiftClose.objects.filter(gaming_day=gaming_day, shift=shift).order_by("at", "id")),
+        "reopen_requests": list(
+            ShiftReopenRequest.objects.filter(gaming_day=gaming_day, shift=shift, reopen__isnull=True,
+                                              requested_at__gte=close.at).order_by("requested_at")
+        ) if closed else [],
+        "shift_over": timezone.now() >= calendar().shift_bounds(gaming_day, shift)[1],
+    }

@@ -3,7 +3,7 @@
 
 from django.urls import include, path
 
-from . import views
+from . import count_views, views
 
 app_name = "compliance"
 
@@ -13,7 +13,6 @@ urlpatterns = [
     path("collections/export.csv", views.collection_export_csv, name="collections-export"),
     path("collections/summary.xlsx", views.daily_summary, name="collections-summary"),
     path("jackpot/export.csv", views.jackpot_export_csv, name="jackpot-export"),
-    path("collections/drop-counts/", views.drop_count_create, name="drop-count-create"),
     path(
         "collections/drop-counts/<int:table_id>/<str:gaming_day>/",
         views.drop_count_history,
@@ -21,5 +20,15 @@ urlpatterns = [
     ),
     path("exports/", views.export_list, name="exports"),
     path("exports/<uuid:export_id>/manifest.json", views.export_manifest, name="export-manifest"),
+    path("boxes/", count_views.boxes, name="boxes"),
+    path("count/", count_views.count_index, name="count-index"),
+    path("count/<str:gaming_day>/print/", count_views.count_sheet_print, name="count-sheet-print"),  # before <shift>/: "print" is no shift
+    path("count/<str:gaming_day>/<str:shift>/", count_views.count_sheet, name="count-sheet"),
+    path("count/<str:gaming_day>/export.csv", count_views.count_sheet_csv, name="count-sheet-export"),
+    path("count/<str:gaming_day>/count.xlsx", count_views.count_sheet_xlsx, name="count-sheet-xlsx"),
+    path("closer/<str:gaming_day>/", count_views.closer, name="closer"),
+    path("closer/<str:gaming_day>/export.csv", count_views.closer_csv, name="closer-export"),
+    path("closer/<str:gaming_day>/closer.xlsx", count_views.closer_xlsx, name="closer-xlsx"),
+    path("closer/<str:gaming_day>/print/", count_views.closer_print, name="closer-print"),
     path("", include("rounds.urls")),
 ]

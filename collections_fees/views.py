@@ -2,30 +2,27 @@
 and their manifests. Thin: forms read the request, selectors read the database,
 services write, collections_fees/exports.py streams.
 
-Pages are for supervisors, compliance and admins (cardroom.access.READERS); a drop count is entered by a supervisor.
+Pages are for supervisors, compliance and admins (cardroom.access.READERS). Drop boxes are
+counted by the count team on the count sheet (collections_fees/count_views.py).
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
-from tables.models import Table
 
-from . import selectors, services
+from . import selectors
 from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
-from .forms import CollectionFilterForm, DropCountForm, JackpotFilterForm, filter_query_string
+from .forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
 from .models import ExportManifest
 
 PAGE_SIZE = 100
@@ -95,35 +92,9 @@ def collection_log(request):
             "sums": sums,
             "totals": selectors.daily_totals(filters),
             "dealers": selectors.dealer_choices(filters),
-            "drop_form": DropCountForm(initial={"table": filters.table, "gaming_day": filters.day_to}),
         }
 
     return log_page(request, "compliance/collections.html", CollectionFilterForm, contents)
-
-
-@require_POST
-@page_for("supervisor")  # a count is entered by the floor; compliance reads, changes nothing
-def drop_count_create(request):
-    form = DropCountForm(request.POST)
-    back = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        back = reverse("compliance:collections")  # only ever back to a page of this site
-    if not form.is_valid():
-        messages.error(request, f"Drop count not recorded: {form.errors.as_text()}")
-        return redirect(back)
-    try:
-        count = services.drop_count_record(
-            table_id=form.cleaned_data["table"],
-            gaming_day=form.cleaned_data["gaming_day"],
-            amount=form.cleaned_cents(),
-            counted_by=request.user.get_username(),
-            note=form.cleaned_data["note"],
-        )
-    except (ValidationError, Table.DoesNotExist) as problem:
-        messages.error(request, f"Drop count not recorded: {problem}")
-        return redirect(back)
-    messages.success(request, f"Drop count recorded for {count.table.name}, gaming day {count.gaming_day}.")
-    return redirect(back)
 
 
 @require_GET
@@ -133,8 +104,11 @@ def drop_count_history(request, table_id: int, gaming_day: str):
         day = date.fromisoformat(gaming_day)
     except ValueError:
         raise Http404("a gaming day is written YYYY-MM-DD")
+    # The count team's box counts of the day (the count sheets) and any legacy drop count.
+    box_counts = [row for row in selectors.count_sheet_rows(gaming_day=day) if row["table_id"] == table_id]
     counts = selectors.drop_count_history(table_id=table_id, gaming_day=day)
-    return render(request, "compliance/drop_counts.html", {"counts": counts, "table_id": table_id, "gaming_day": day})
+    context = {"counts": counts, "box_counts": box_counts, "table_id": table_id, "gaming_day": day}
+    return render(request, "compliance/drop_counts.html", context)
 
 
 def csv_export_view(kind: str, form_class, query_of):

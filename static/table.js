@@ -239,6 +239,9 @@
       parts.push(`Player-dealer: seat ${rot.pd_seat} (${rot.pd_player})${streak ? `, ${streak} consecutive bank${streak > 1 ? "s" : ""}` : ""}`);
     }
     if (rnd) parts.push(`Bank ${money(rnd.bank)}`);
+    // The drop box the fees go into (the server says which; a supervisor places it).
+    const boxes = snapshot.boxes || {};
+    parts.push(boxes.fees ? `Drop box ${boxes.fees}` : "No drop box placed");
     $("round-label").textContent = parts.join(" · ");
     app.dataset.phase = view().phase;
     app.dataset.version = snapshot.version;

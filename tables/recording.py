@@ -11,6 +11,7 @@ from datetime import date, datetime
 from cardroom import hashchain
 from cardroom.gaming_day import calendar
 from collections_fees import jackpot
+from collections_fees.counts import fee_box_in_force
 from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine import records as r
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
@@ -73,9 +74,14 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
 
 
 def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Stamp) -> None:
-    """Number the entries in the table's collection chain, link their hashes, insert."""
+    """Number the entries in the table's collection chain, put them in the fee box on the
+    table now, link their hashes, insert."""
+    if not entries:
+        return
     key_id = hashchain.current_key_id()
+    box_id = fee_box_in_force(table_id=table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift)
     for entry in entries:
+        entry.box_id = box_id
         table.collection_seq += 1
         entry.seq = table.collection_seq
         entry.created_at, entry.gaming_day, entry.shift = stamp.now, stamp.gaming_day, stamp.shift

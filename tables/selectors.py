@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from cardroom.gaming_day import calendar
 from collections_fees import jackpot
+from collections_fees.counts import boxes_now
 from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
@@ -46,6 +47,8 @@ def server_snapshot(table: Table) -> dict:
         "version": table.version,
         "game": table.state,
         "view": table_view(table.state, fund=_fund_for_preview(table.state)),
+        # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
+        "boxes": boxes_now([table.pk])[table.pk],
     }
 
 
@@ -393,6 +396,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         acks[(ack["table_id"], ack["kind"], ack["ref"])] = {
             "by": ack["acknowledged_by__username"], "at": ack["acknowledged_at"].isoformat()
         }
+    boxes = boxes_now(ids, now)
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
@@ -402,6 +406,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
             meters.get(_meter_name(t.state)),
+            boxes[t.pk],
         )
         for t in tables
     ]
@@ -484,7 +489,7 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     return alerts
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None) -> dict:
+def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
@@ -544,6 +549,7 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "state": floor_state(is_open, game),
         "alerts": _alert_refs(alerts, table.version, last_at),
         "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
+        "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
         "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
         "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,
     }

@@ -69,7 +69,6 @@ MATRIX = {
     "compliance/collections/export.csv": ("get", READERS),
     "compliance/collections/summary.xlsx": ("get", READERS),
     "compliance/jackpot/export.csv": ("get", READERS),
-    "compliance/collections/drop-counts/": ("post", SUPERVISOR_ONLY),
     "compliance/collections/drop-counts/<int:table_id>/<str:gaming_day>/": ("get", READERS),
     "compliance/exports/": ("get", READERS),
     "compliance/exports/<uuid:export_id>/manifest.json": ("get", READERS),
@@ -79,6 +78,17 @@ MATRIX = {
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
     "compliance/rotation/offered/": ("get", READERS),
+    # The count pages: readers see them (the count team and managers too: tests/counts).
+    "compliance/boxes/": ("get", READERS),
+    "compliance/count/": ("get", READERS),
+    "compliance/count/<str:gaming_day>/<str:shift>/": ("get", READERS),
+    "compliance/count/<str:gaming_day>/export.csv": ("get", READERS),
+    "compliance/count/<str:gaming_day>/count.xlsx": ("get", READERS),
+    "compliance/count/<str:gaming_day>/print/": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/export.csv": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/closer.xlsx": ("get", READERS),
+    "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"
@@ -143,6 +153,7 @@ def _url(route: str, world) -> str:
         .replace("<int:approval_id>", "999999")
         .replace("<int:round_id>", "999999")
         .replace("<str:gaming_day>", "2026-01-05")
+        .replace("<str:shift>", "day")
         .replace("<uuid:export_id>", str(uuid.uuid4()))
     )
 

@@ -196,6 +196,15 @@ CACHES = {
 CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")
 CARDROOM_SHIFTS = [("day", "06:00"), ("swing", "14:00"), ("grave", "22:00")]
 
+# --- Compliance: the count (collections_fees/counts.py) --------------------------------
+# A box whose variance (counted - expected, either way) is above EXPLAIN needs a signed
+# explanation, above ESCALATE a manager's approval too, before the sheet can be signed
+# (New Jersey's N.J.A.C. 13:69D-1.21 as the model). Cents.
+CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS = int(os.environ.get("CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS", "2500"))
+CARDROOM_COUNT_ESCALATE_ABOVE_CENTS = int(os.environ.get("CARDROOM_COUNT_ESCALATE_ABOVE_CENTS", "10000"))
+# What a counter may find in a box, in cents: bills and coins.
+CARDROOM_COUNT_DENOMINATIONS = [10000, 5000, 2000, 1000, 500, 200, 100, 25, 10, 5, 1]
+
 # --- Compliance: the ledger's hash chains and the database login (cardroom/hashchain.py,
 # cardroom/db_roles.py) -----------------------------------------------------------------
 # The key that signs the hash chains and their checkpoints: "<key id>:<secret>". Not in

@@ -54,6 +54,12 @@ REFUSED = [
     "DELETE FROM tables_alertacknowledgement",
     "UPDATE tables_alertacknowledgement SET ref = ''",
     "CREATE TABLE sneaky (id int)",
+    # The count's records (collections_fees/counts.py): a recount or a reopen is a new row.
+    "UPDATE collections_fees_boxcount SET counted = 0",
+    "DELETE FROM collections_fees_countsignature",
+    "UPDATE collections_fees_shiftclose SET action = 'reopen'",
+    "DELETE FROM collections_fees_boxplacement",
+    "UPDATE collections_fees_dropbox SET kind = 'fees'",
 ]
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from cardroom.access import Actor
+from collections_fees import counts
 from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
 from tests.plugins.services import _free_port
@@ -144,6 +146,9 @@ def table(transactional_db, dealer):
         {"type": "offer_bank", "seat": 1},
         {"type": "accept_bank", "seat": 1},
     )
+    floor_man = Actor(name="sup", role="supervisor")
+    box = counts.box_register(identifier=f"FEES-{table.pk}", kind="fees", table_id=table.pk, actor=floor_man)
+    counts.box_place(table_id=table.pk, box_id=box.pk, actor=floor_man)
     return table
 
 
@@ -162,6 +167,9 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     expect(tablet.locator("#status")).to_have_text("Live")
     expect(row.locator(".alerts")).not_to_contain_text("Tablet disconnected")
     expect(row.locator(".pd")).to_have_text("Seat 1 · P-1")
+    # Both show the drop box the fees go into.
+    expect(row.locator(".box")).to_have_text(f"FEES-{table.pk}")
+    expect(tablet.locator("#round-label")).to_contain_text(f"Drop box FEES-{table.pk}")
 
     # Open the round with a $1,000 bank; wagers at seats 2 and 3.
     tablet.fill("input[name=bank]", "1000")

@@ -11,8 +11,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom.access import Actor
 from cardroom.gaming_day import calendar
-
+from collections_fees import counts
+from collections_fees.models import DropBox
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
 from tables.services import command_execute, table_create
@@ -71,6 +73,9 @@ DEMO_USERS = {
     "supervisor": ("supervisor-demo", "supervisor"),
     "supervisor2": ("supervisor2-demo", "supervisor"),  # a second person, to approve voids
     "compliance": ("compliance-demo", "compliance"),
+    "counter": ("counter-demo", "count_team"),  # the count team: two people count and sign
+    "counter2": ("counter2-demo", "count_team"),
+    "manager": ("manager-demo", "manager"),  # approves large variances and reopens
 }
 
 
@@ -112,6 +117,18 @@ def assign_demo_dealer(tables: list[Table]) -> None:
             )
 
 
+def place_demo_boxes(tables: list[Table]) -> None:
+    """Each demo table gets its fee box (FEES-<id>), placed for the shift running now."""
+    supervisor = Actor.of(get_user_model().objects.get(username="supervisor"))
+    now, cal = timezone.now(), calendar()
+    for table in tables:
+        box = DropBox.objects.filter(identifier=f"FEES-{table.pk}").first() or counts.box_register(
+            identifier=f"FEES-{table.pk}", kind="fees", table_id=table.pk, actor=supervisor
+        )
+        if counts.placement_in_force(table_id=table.pk, gaming_day=cal.gaming_day(now), shift=cal.shift(now)) is None:
+            counts.box_place(table_id=table.pk, box_id=box.pk, actor=supervisor)
+
+
 class Command(BaseCommand):
     help = "Create the demo floor (tables with seated players) and demo logins; prints them. Idempotent."
 
@@ -119,6 +136,7 @@ class Command(BaseCommand):
         tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
+        place_demo_boxes(tables)
         publisher.drain()
         self.stdout.write("Demo floor ready:")
         for table in tables:

@@ -1,0 +1,233 @@
+"""The count of a gaming day of simulated play: boxes, the two-person count, variance
+thresholds, recounts, the shift close and its reopen."""
+
+from datetime import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from collections_fees import counts
+from collections_fees.counts import CountError
+from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, DropCount, ShiftClose
+from collections_fees.selectors import Filters, daily_totals
+
+from .play import DAY, count_shift, person, pieces, sign_and_close
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_collection_entry_knows_the_box_that_was_on_its_table(day):
+    first = day.tables[0]
+    entries = CollectionEntry.objects.filter(gaming_day=DAY)
+    assert entries.count() > 0 and not entries.filter(box__isnull=True).exists()
+    for entry in entries:
+        assert entry.box_id in {b.pk for b in day.boxes[(entry.table_id, entry.shift)]}
+    # After the swap, the day shift's lines of the first table went into the spare box.
+    spare = day.boxes[(first.pk, "day")][1]
+    swapped = entries.filter(box=spare)
+    assert swapped.filter(kind="fee").exists() and swapped.filter(kind="refund", reason="round_voided").exists()
+    # The box is part of each line's hash: the chains still verify.
+    out = StringIO()
+    call_command("verify_logs", stdout=out)
+    assert "0 broken chains" in out.getvalue(), out.getvalue()
+
+
+def test_a_days_count_reconciles_to_the_cent_with_the_collection_log(day):
+    for shift in ("day", "swing", "grave"):
+        sign_and_close(day, count_shift(day, shift))
+    counted = {}
+    for count in BoxCount.objects.filter(sheet__gaming_day=DAY):
+        assert count.variance == 0 and count.counted == sum(int(d) * n for d, n in count.denominations.items())
+        counted[count.table_id] = counted.get(count.table_id, 0) + count.counted
+    # A legacy drop count of the day gives way to the count team's.
+    DropCount.objects.create(table=day.tables[0], gaming_day=DAY, amount=1, counted_by="old", counted_at=timezone.now())
+    totals = {t["table_id"]: t for t in daily_totals(Filters(day_from=DAY, day_to=DAY))}
+    assert counted == {table: t["expected"] for table, t in totals.items()} and all(v > 0 for v in counted.values())
+    assert all(t["counted"] == t["expected"] and t["variance"] == 0 for t in totals.values())
+
+
+def test_one_person_cannot_complete_a_count(day):
+    sheet = count_shift(day, "day")
+    alone = day.counters[0]
+    counts.count_sign(sheet_id=sheet.pk, actor=alone)
+    with pytest.raises(CountError) as again:
+        counts.count_sign(sheet_id=sheet.pk, actor=alone)
+    assert again.value.code == "one_person_count"
+    with pytest.raises(CountError) as close:
+        counts.shift_close(gaming_day=DAY, shift="day", actor=day.supervisor)
+    assert close.value.code == "one_person_count"
+    assert not ShiftClose.objects.exists()
+
+
+def test_a_recount_after_a_signature_needs_both_signatures_again(day):
+    sheet = count_shift(day, "swing")
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="swing")
+    counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(expected), actor=day.counters[1])
+    assert not counts.sheet_is_complete(sheet)
+    assert BoxCount.objects.filter(sheet=sheet, box_id=box_id).count() == 2  # the first count stays on record
+    counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0])
+    counts.count_sign(sheet_id=sheet.pk, actor=day.counters[1])
+    assert counts.sheet_is_complete(sheet)
+
+
+def test_a_variance_above_the_threshold_needs_an_explanation_and_above_escalation_a_manager(day, settings):
+    settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS = 2500
+    settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS = 10000
+    sheet = counts.count_sheet_open(gaming_day=DAY, shift="grave", actor=day.counters[0])
+    boxes = sorted(counts.placed_boxes(sheet))
+    small, over = boxes[0], boxes[1]
+    for box_id in boxes[2:]:
+        counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, actor=day.counters[0],
+                                denominations=pieces(counts.box_expected(box_id=box_id, gaming_day=DAY, shift="grave")))
+    expected_small = counts.box_expected(box_id=small, gaming_day=DAY, shift="grave")
+    with pytest.raises(CountError) as unexplained:
+        counts.box_count_record(sheet_id=sheet.pk, box_id=small, denominations=pieces(expected_small + 2501), actor=day.counters[0])
+    assert unexplained.value.code == "explanation_required"
+    assert not BoxCount.objects.filter(box_id=small).exists()
+    # $25.00 exactly is within the threshold; $25.01 needs a reason.
+    counts.box_count_record(sheet_id=sheet.pk, box_id=small, denominations=pieces(expected_small + 2500), actor=day.counters[0])
+    expected_over = counts.box_expected(box_id=over, gaming_day=DAY, shift="grave")
+    big = counts.box_count_record(sheet_id=sheet.pk, box_id=over, denominations=pieces(expected_over + 10001),
+                                  explanation="a $100 bill found stuck in the slot", actor=day.counters[0])
+    with pytest.raises(CountError) as unapproved:
+        counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0])
+    assert unapproved.value.code == "approval_required"
+    with pytest.raises(CountError) as not_a_manager:
+        counts.variance_approve(count_id=big.pk, actor=day.supervisor)
+    assert not_a_manager.value.code == "not_authorized"
+    counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    assert counts.sheet_is_complete(sheet)
+
+
+def test_a_closed_shift_refuses_late_entries(day):
+    sheet = count_shift(day, "day")
+    sign_and_close(day, sheet)
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    before = BoxCount.objects.count()
+    for late in (
+        lambda: counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations={"100": 1}, actor=day.counters[0]),
+        lambda: counts.count_sign(sheet_id=sheet.pk, actor=day.counters[0]),
+        lambda: counts.shift_close(gaming_day=DAY, shift="day", actor=day.supervisor),
+    ):
+        with pytest.raises(CountError) as refused:
+            late()
+        assert refused.value.code == "shift_closed"
+    assert BoxCount.objects.count() == before
+
+
+def test_a_reopen_needs_a_managers_approval_of_someone_elses_request(day):
+    sign_and_close(day, count_shift(day, "day"))
+    with pytest.raises(CountError) as dealer:
+        counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="late box", actor=person("dee", "dealer"))
+    assert dealer.value.code == "not_authorized"
+    request = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="box EMERG-1 miscounted", actor=day.supervisor)
+    assert counts.shift_is_closed(DAY, "day")  # asking is not reopening
+    with pytest.raises(CountError) as supervisor:
+        counts.shift_reopen_approve(request_id=request.pk, actor=day.supervisor)
+    assert supervisor.value.code == "not_authorized"
+    own = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="mine", actor=day.manager)
+    with pytest.raises(CountError) as itself:
+        counts.shift_reopen_approve(request_id=own.pk, actor=day.manager)
+    assert itself.value.code == "own_request"
+    assert counts.shift_is_closed(DAY, "day")
+    counts.shift_reopen_approve(request_id=request.pk, actor=day.manager)
+    assert not counts.shift_is_closed(DAY, "day")
+    with pytest.raises(CountError) as twice:
+        counts.shift_reopen_approve(request_id=request.pk, actor=person("mgr-max", "manager"))
+    assert twice.value.code == "wrong_state"
+
+
+def test_the_count_team_alone_counts_and_a_shift_is_counted_only_after_it_ends(day, clock):
+    with pytest.raises(CountError) as supervisor:
+        counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.supervisor)
+    assert supervisor.value.code == "not_authorized"
+    clock.set(DAY, time(13, 0))
+    with pytest.raises(CountError) as early:
+        counts.count_sheet_open(gaming_day=DAY, shift="day", actor=day.counters[0])
+    assert early.value.code == "shift_not_over"
+
+
+def test_each_step_is_refused_to_the_roles_it_is_not_for(day):
+    """The service checks the role whatever page or script calls it."""
+    dealer, officer = person("dee", "dealer"), person("officer-ola", "compliance")
+    table, box = day.tables[0], day.boxes[(day.tables[0].pk, "day")][0]
+    sheet = count_shift(day, "swing")
+    count = BoxCount.objects.filter(sheet=sheet).first()
+    steps = {
+        "register": (lambda a: counts.box_register(identifier="X-1", kind="fees", table_id=table.pk, actor=a), counts.BOX_KEEPERS),
+        "place": (lambda a: counts.box_place(table_id=table.pk, box_id=box.pk, actor=a, reason="r"), counts.BOX_KEEPERS),
+        "open": (lambda a: counts.count_sheet_open(gaming_day=DAY, shift="day", actor=a), counts.COUNTERS),
+        "count": (lambda a: counts.box_count_record(sheet_id=sheet.pk, box_id=count.box_id, denominations={}, actor=a), counts.COUNTERS),
+        "sign": (lambda a: counts.count_sign(sheet_id=sheet.pk, actor=a), counts.COUNTERS),
+        "approve": (lambda a: counts.variance_approve(count_id=count.pk, actor=a), counts.MANAGERS),
+        "close": (lambda a: counts.shift_close(gaming_day=DAY, shift="swing", actor=a), counts.CLOSERS),
+    }
+    everyone = [dealer, officer, day.supervisor, day.manager, day.counters[0]]
+    for name, (step, allowed) in steps.items():
+        for actor in everyone:
+            if actor.role in allowed:
+                continue
+            with pytest.raises(CountError) as refused:
+                step(actor)
+            assert refused.value.code == "not_authorized", (name, actor.role)
+
+
+def test_the_tablet_and_the_floor_show_the_box_on_the_table_now(day, clock):
+    from tables.selectors import floor_rows, table_snapshot
+
+    first, second = day.tables[0], day.tables[1]
+    clock.set(DAY, time(12, 0))  # the day shift, after the swap
+    rows = {row["table"]: row for row in floor_rows()}
+    assert rows[first.pk]["boxes"] == {"fees": "EMERG-1", "jackpot": None}
+    assert rows[second.pk]["boxes"]["fees"] == f"T{second.pk}-day"
+    first.refresh_from_db()
+    assert table_snapshot(first, "tablet")["boxes"]["fees"] == "EMERG-1"
+    clock.set(DAY, time(15, 0))
+    assert floor_rows()[0]["boxes"]["fees"] == f"T{first.pk}-swing"
+
+
+def test_a_swap_needs_a_reason_and_a_box_is_on_one_table_at_a_time(day, clock):
+    clock.set(DAY, time(12, 0))
+    first, second = day.tables[0], day.tables[1]
+    spare = counts.box_register(identifier="EMERG-2", kind="emergency", table_id=None, actor=day.supervisor)
+    with pytest.raises(CountError) as no_reason:
+        counts.box_place(table_id=second.pk, box_id=spare.pk, actor=day.supervisor)
+    assert no_reason.value.code == "swap_needs_reason"
+    with pytest.raises(CountError) as in_use:
+        counts.box_place(table_id=second.pk, box_id=day.boxes[(first.pk, "day")][1].pk, actor=day.supervisor, reason="x")
+    assert in_use.value.code == "box_in_use"
+    with pytest.raises(CountError) as other_table:
+        counts.box_place(table_id=second.pk, box_id=day.boxes[(first.pk, "day")][0].pk, actor=day.supervisor, reason="x")
+    assert other_table.value.code == "box_of_another_table"
+    swap = counts.box_place(table_id=second.pk, box_id=spare.pk, actor=day.supervisor, reason="slot jammed")
+    assert (swap.replaces.box.identifier, swap.placed_by, swap.reason) == (f"T{second.pk}-day", "sup-sam", "slot jammed")
+
+
+@pytest.mark.parametrize("table_id, box_id", [(None, 1), (999999, 1), ("x", 1)])
+def test_placing_on_no_table_or_no_box_is_refused_and_writes_nothing(day, clock, table_id, box_id):
+    clock.set(DAY, time(12, 0))
+    before = BoxPlacement.objects.count()
+    with pytest.raises(CountError) as refused:
+        counts.box_place(table_id=table_id, box_id=box_id, actor=day.supervisor)
+    assert refused.value.code == "not_found" and BoxPlacement.objects.count() == before
+
+
+def test_moving_a_line_to_another_box_breaks_its_hash(day):
+    """Whoever rewrites which box a fee went into (to hide a short box) is found."""
+    from tests.compliance.test_tamper import sql, tamper, verify_logs
+
+    sql("SET CONSTRAINTS ALL IMMEDIATE")  # the day's own inserts are checked first
+    first = day.tables[0]
+    entry = CollectionEntry.objects.filter(table=first, box__isnull=False).order_by("seq").first()
+    other = day.boxes[(first.pk, "swing")][0]
+    tamper("collections_fees_collectionentry", "UPDATE collections_fees_collectionentry SET box_id = %s WHERE id = %s",
+           [other.pk, entry.pk])
+    status, out = verify_logs("--table", str(first.pk))
+    assert status == 1 and f"seq {entry.seq}: content altered" in out, out

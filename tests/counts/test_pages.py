@@ -1,0 +1,109 @@
+"""The count pages as the count team, a manager, a supervisor and compliance use them:
+each sees the forms of its role, and whatever anyone posts, the service decides."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from collections_fees import counts
+from collections_fees.models import BoxCount, BoxPlacement, CountSignature, ShiftClose
+from collections_fees.selectors import count_sheet_of
+
+from .play import DAY, person, pieces
+
+pytestmark = pytest.mark.django_db
+
+SHEET = f"/compliance/count/{DAY}/day/"
+
+
+def client_of(actor):
+    client = Client()
+    client.force_login(User.objects.get(pk=actor.user_id))
+    return client
+
+
+@pytest.fixture
+def compliance():
+    return client_of(person("officer-ola", "compliance"))
+
+
+def test_two_counters_count_sign_and_a_supervisor_closes_over_the_pages(day):
+    cal, cy = (client_of(c) for c in day.counters)
+    assert cal.post(SHEET, {"action": "open"}).status_code == 302
+    page = cal.get(SHEET).content.decode()
+    assert "Sign the count as it stands" in page and f"T{day.tables[0].pk}-day" in page
+    sheet = count_sheet_of(gaming_day=DAY, shift="day")
+    for box_id in counts.placed_boxes(sheet):
+        expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="day")
+        form = {"action": "count", "box": box_id, **{f"d{d}": n for d, n in pieces(expected).items()}}
+        cal.post(SHEET, form)
+    assert BoxCount.objects.filter(sheet=sheet).count() == len(counts.placed_boxes(sheet))
+    cal.post(SHEET, {"action": "sign"})
+    # One counter's signature does not let the supervisor close.
+    supervisor = client_of(day.supervisor)
+    supervisor.post(SHEET, {"action": "close"})
+    assert not ShiftClose.objects.exists()
+    cy.post(SHEET, {"action": "sign"})
+    assert CountSignature.objects.filter(sheet=sheet).count() == 2
+    assert "Close the shift" in supervisor.get(SHEET).content.decode()
+    supervisor.post(SHEET, {"action": "close"})
+    assert counts.shift_is_closed(DAY, "day")
+    closer = supervisor.get(f"/compliance/closer/{DAY}/?shift=day").content.decode()
+    assert "closed" in closer and day.tables[0].name in closer
+
+
+def test_compliance_reads_everything_and_signs_nothing(day, compliance):
+    page = compliance.get(SHEET)
+    assert page.status_code == 200 and 'name="action"' not in page.content.decode()  # no count form drawn
+    for form in ({"action": "open"}, {"action": "sign"}, {"action": "close"}):
+        response = compliance.post(SHEET, form, follow=True)
+        assert "not_authorized" in response.content.decode() or "wrong_state" in response.content.decode()
+    box = day.boxes[(day.tables[0].pk, "day")][0]
+    compliance.post("/compliance/boxes/", {"action": "place", "table": day.tables[1].pk, "box": box.pk})
+    assert not BoxPlacement.objects.filter(placed_by="officer-ola").exists()
+    assert not ShiftClose.objects.exists()
+
+
+def test_a_bad_count_is_refused_with_its_code_and_changes_nothing(day):
+    cal = client_of(day.counters[0])
+    cal.post(SHEET, {"action": "open"})
+    box = day.boxes[(day.tables[1].pk, "day")][0]
+    for bad in ({"d100": "-1"}, {"d100": "two"}, {"d100": "1.5"}):
+        page = cal.post(SHEET, {"action": "count", "box": box.pk, **bad}, follow=True).content.decode()
+        assert "invalid_input" in page
+    page = cal.post(SHEET, {"action": "count", "box": box.pk, "d10000": "5"}, follow=True).content.decode()
+    assert "explanation_required" in page
+    assert not BoxCount.objects.exists()
+
+
+@pytest.mark.parametrize("role", ["count_team", "manager"])
+def test_the_count_team_and_managers_reach_the_count_pages_and_nothing_of_the_floor(day, role):
+    client = client_of(person(f"someone-{role}", role))
+    for page in ("/compliance/count/", SHEET, "/compliance/boxes/", f"/compliance/closer/{DAY}/"):
+        assert client.get(page).status_code == 200, page
+    assert client.get("/floor/").status_code == 403
+    assert client.get("/compliance/collections/").status_code == 403
+
+
+def test_the_count_team_is_offered_only_the_pages_it_opens(day):
+    client = client_of(day.counters[0])
+    page = client.get(SHEET).content.decode()
+    assert "/compliance/count/" in page and "/compliance/collections/" not in page and "/floor/" not in page
+
+
+def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table():
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from collections_fees.counts import boxes_now
+    from tables.models import Table
+
+    for _ in range(2):  # idempotent
+        out = StringIO()
+        call_command("seed_demo", stdout=out)
+    assert "user counter  password counter-demo  (count_team)" in out.getvalue()
+    assert "user manager  password manager-demo  (manager)" in out.getvalue()
+    tables = list(Table.objects.values_list("pk", flat=True))
+    assert tables and all(box["fees"] == f"FEES-{pk}" for pk, box in boxes_now(tables).items())
+    assert BoxPlacement.objects.count() == len(tables)
