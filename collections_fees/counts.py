@@ -8,10 +8,12 @@ and signatures. Here:
 * a box is registered once (`box_register`) and placed on a table for the current gaming
   day and shift (`box_place`); a second placement in the same slot mid-shift is a swap
   and must say why. The command service stamps each collection entry with the fee box in
-  force (`fee_box_in_force`, called from tables/recording.py), so each line knows its box;
+  force (`box_in_force`, called from tables/recording.py), so each line knows its box,
+  and each progressive contribution with the jackpot box in force;
 * after the shift, the count team opens the shift's sheet (`count_sheet_open`) and
   counts each box by denomination (`box_count_record`); the expected amount is what the
-  collection log put in that box (fees less refunds). A variance above
+  ledgers put in that box (`box_expected`: fees less refunds, or for a jackpot box
+  contributions less reversals). A variance above
   CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS needs an explanation with the count, one above
   CARDROOM_COUNT_ESCALATE_ABOVE_CENTS a manager's approval (`variance_approve`) before the
   sheet can be signed. A recount is a new row;
@@ -48,6 +50,7 @@ from .models import (
     CountSheet,
     CountSignature,
     DropBox,
+    JackpotEntry,
     ShiftClose,
     ShiftReopenRequest,
     VarianceApproval,
@@ -169,11 +172,12 @@ def placement_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str
     return _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot).select_related("box").first()
 
 
-def fee_box_in_force(*, table_id: int, gaming_day: date, shift: str) -> int | None:
-    """The id of the fee box on the table now (one query), for the command service: the
-    box every collection entry of the command goes into. Placements take the table's row
-    lock, so a swap and a command are ordered."""
-    placements = _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot="fees")
+def box_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str = "fees") -> int | None:
+    """The id of the box in a table's slot now (one query), for the command service: the
+    fee box every collection entry of the command goes into, the jackpot box every
+    progressive contribution does. Placements take the table's row lock, so a swap and a
+    command are ordered."""
+    placements = _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot)
     return placements.values_list("box_id", flat=True).first()
 
 
@@ -266,11 +270,17 @@ def _sheet(sheet_id) -> CountSheet:
 
 
 def box_expected(*, box_id: int, gaming_day: date, shift: str) -> int:
-    """Cents the collection log put in this box in this shift: fees less refunds."""
-    sums = CollectionEntry.objects.filter(box_id=box_id, gaming_day=gaming_day, shift=shift).aggregate(
-        fees=Sum("amount", filter=Q(kind="fee"), default=0), refunds=Sum("amount", filter=Q(kind="refund"), default=0)
+    """Cents the ledgers put in this box in this shift: for a fee box the collection log's
+    fees less refunds; for a jackpot box the jackpot fund's contributions less the
+    reversals of voided rounds (4 CCR 12384: jackpot collections kept apart)."""
+    fees = CollectionEntry.objects.filter(box_id=box_id, gaming_day=gaming_day, shift=shift).aggregate(
+        taken=Sum("amount", filter=Q(kind="fee"), default=0), given_back=Sum("amount", filter=Q(kind="refund"), default=0)
     )
-    return sums["fees"] - sums["refunds"]
+    jackpot = JackpotEntry.objects.filter(box_id=box_id, gaming_day=gaming_day, shift=shift).aggregate(
+        taken=Sum("amount", filter=Q(kind="contribution"), default=0),
+        given_back=Sum("amount", filter=Q(kind="reversal"), default=0),
+    )
+    return fees["taken"] - fees["given_back"] + jackpot["taken"] - jackpot["given_back"]
 
 
 def counted_total(denominations) -> tuple[dict, int]:

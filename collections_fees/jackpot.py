@@ -45,8 +45,15 @@ def fund_of(meter: JackpotMeter) -> Fund:
     return Fund(meter.meter, meter.reserve)
 
 
-def entries_append(meter: JackpotMeter, lines: list[FundLine], *, stamp, table=None, rnd=None, event=None) -> None:
-    """Append the fund's lines to the meter's chain and move the (locked) meter row."""
+# The fund lines that are chips in (or back out of) the table's jackpot drop box.
+BOXED_KINDS = {"contribution", "reversal"}
+
+
+def entries_append(
+    meter: JackpotMeter, lines: list[FundLine], *, stamp, table=None, rnd=None, event=None, box_id: int | None = None
+) -> None:
+    """Append the fund's lines to the meter's chain and move the (locked) meter row;
+    contributions and reversals name the jackpot box they went into or came out of."""
     key_id = hashchain.current_key_id()
     entries = []
     for line in lines:
@@ -58,6 +65,7 @@ def entries_append(meter: JackpotMeter, lines: list[FundLine], *, stamp, table=N
             meter=meter, seq=meter.entry_seq, kind=line.kind, table=table, round=rnd, event=event,
             seat=line.seat, player=line.player, amount=line.amount, meter_delta=line.meter_delta,
             reserve_delta=line.reserve_delta, owed=line.owed, hand=line.hand, confirmed=line.confirmed,
+            box_id=box_id if line.kind in BOXED_KINDS else None,
             meter_after=meter.meter, reserve_after=meter.reserve,
             created_at=stamp.now, gaming_day=stamp.gaming_day, shift=stamp.shift,
             prev_hash=meter.entry_head, hash_key=key_id,

@@ -231,6 +231,9 @@ class JackpotEntry(models.Model):
     owed = models.PositiveBigIntegerField(default=0)
     hand = models.CharField(max_length=20, blank=True)
     confirmed = models.BooleanField(default=False, help_text="a percentage award confirmed by a supervisor")
+    # The jackpot drop box on the table when a contribution went in (or a void's reversal
+    # came out): none for awards and reseeds, which move the fund, not chips in a box.
+    box = models.ForeignKey("DropBox", on_delete=models.PROTECT, null=True, blank=True, related_name="jackpot_entries")
     meter_after = models.PositiveBigIntegerField()
     reserve_after = models.PositiveBigIntegerField()
     created_at = models.DateTimeField()
@@ -246,7 +249,7 @@ class JackpotEntry(models.Model):
         constraints = [models.UniqueConstraint(fields=["meter", "seq"], name="jackpot_seq_unique")]
 
     def chain_content(self) -> dict:
-        return {
+        content = {
             "meter": self.meter_id,
             "seq": self.seq,
             "kind": self.kind,
@@ -267,6 +270,10 @@ class JackpotEntry(models.Model):
             "gaming_day": self.gaming_day.isoformat(),
             "shift": self.shift,
         }
+        # Rows written before jackpot boxes, or with no box placed, hash as they always did.
+        if self.box_id is not None:
+            content["box"] = self.box_id
+        return content
 
 
 class JackpotCheckpoint(models.Model):

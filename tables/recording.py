@@ -11,7 +11,7 @@ from datetime import date, datetime
 from cardroom import hashchain
 from cardroom.gaming_day import calendar
 from collections_fees import jackpot
-from collections_fees.counts import fee_box_in_force
+from collections_fees.counts import box_in_force
 from collections_fees.models import CollectionEntry, JackpotMeter
 from rounds.engine import records as r
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
@@ -79,7 +79,7 @@ def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Sta
     if not entries:
         return
     key_id = hashchain.current_key_id()
-    box_id = fee_box_in_force(table_id=table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift)
+    box_id = box_in_force(table_id=table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift)
     for entry in entries:
         entry.box_id = box_id
         table.collection_seq += 1
@@ -246,8 +246,12 @@ def _voided(rec: r.RoundVoided, ledger: _Ledger):
 
 def _jackpot(rec: r.JackpotMoved, ledger: _Ledger):
     assert ledger.meter is not None and ledger.meter.name == rec.meter, "the service locks the meter that moves"
+    stamp = ledger.stamp
+    boxed = any(line.kind in jackpot.BOXED_KINDS for line in rec.lines)
+    box_id = box_in_force(table_id=ledger.table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift, slot="jackpot") if boxed else None
     jackpot.entries_append(
-        ledger.meter, list(rec.lines), stamp=ledger.stamp, table=ledger.table, rnd=ledger.round(rec.round), event=ledger.event
+        ledger.meter, list(rec.lines), stamp=stamp, table=ledger.table, rnd=ledger.round(rec.round), event=ledger.event,
+        box_id=box_id,
     )
 
 

@@ -231,3 +231,43 @@ def test_moving_a_line_to_another_box_breaks_its_hash(day):
            [other.pk, entry.pk])
     status, out = verify_logs("--table", str(first.pk))
     assert status == 1 and f"seq {entry.seq}: content altered" in out, out
+
+
+def test_progressive_contributions_go_into_the_jackpot_box_and_its_count_expects_them(clock):
+    """4 CCR 12384: jackpot collections are kept apart. Each progressive contribution is
+    stamped with the jackpot box on the table (a void's reversal too), never the fee box,
+    and the jackpot box's expected drop is contributions less reversals, to the cent."""
+    from collections_fees.models import JackpotEntry, JackpotMeter
+    from tables.integrity import verify_meter
+    from tables.services import command_execute, table_create
+    from tests.engine.helpers import FEES, seated_with_pd
+    from tests.engine.test_sidebets import PROGRESSIVE
+
+    clock.set(DAY, time(10, 0))
+    supervisor = person("sup-sam", "supervisor")
+    table = table_create(
+        name="Jackpot 1", config={"seats": 6, "fee_schedule": FEES, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test"
+    )
+    fee_box = counts.box_register(identifier=f"F{table.pk}", kind="fees", table_id=table.pk, actor=supervisor)
+    jackpot_box = counts.box_register(identifier=f"J{table.pk}", kind="jackpot", table_id=table.pk, actor=supervisor)
+    for box in (fee_box, jackpot_box):
+        counts.box_place(table_id=table.pk, box_id=box.pk, actor=supervisor)
+    betting = [
+        {"type": "open_round", "bank": 100000},
+        {"type": "wager", "seat": 2, "ante": 1000, "progressive": True},
+        {"type": "wager", "seat": 3, "ante": 1000, "progressive": True},
+        {"type": "no_more_bets"},
+    ]
+    void = {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"}
+    for command in (*seated_with_pd([1, 2, 3], pd=1), *betting, void, *betting):
+        assert command_execute(table_id=table.pk, command=command, actor="dealer-dee").ok, command
+
+    entries = JackpotEntry.objects.filter(table=table)
+    assert {(e.kind, e.box_id) for e in entries} == {("contribution", jackpot_box.pk), ("reversal", jackpot_box.pk)}
+    assert not CollectionEntry.objects.filter(table=table).exclude(box=fee_box).exists()
+    wager = PROGRESSIVE["wager"]
+    assert counts.box_expected(box_id=jackpot_box.pk, gaming_day=DAY, shift="day") == 4 * wager - 2 * wager
+    fees = sum(e.amount if e.kind == "fee" else -e.amount for e in CollectionEntry.objects.filter(table=table))
+    assert counts.box_expected(box_id=fee_box.pk, gaming_day=DAY, shift="day") == fees
+    # The box is part of each row's hash: the fund's chain verifies as written.
+    assert verify_meter(JackpotMeter.objects.get(name=PROGRESSIVE["meter"]["name"])) == []
