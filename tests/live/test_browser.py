@@ -168,7 +168,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     expect(row.locator(".alerts")).not_to_contain_text("Tablet disconnected")
     expect(row.locator(".pd")).to_have_text("Seat 1 · P-1")
     # Both show the drop box the fees go into.
-    expect(row.locator(".box")).to_have_text(f"FEES-{table.pk}")
+    expect(row.locator(".box .value")).to_have_text(f"FEES-{table.pk}")
     expect(tablet.locator("#round-label")).to_contain_text(f"Drop box FEES-{table.pk}")
 
     # Open the round with a $1,000 bank; wagers at seats 2 and 3.
