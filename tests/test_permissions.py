@@ -70,6 +70,7 @@ MATRIX = {
     "compliance/collections/": ("get", READERS),
     "compliance/collections/export.csv": ("get", READERS),
     "compliance/collections/summary.xlsx": ("get", READERS),
+    "compliance/jackpot/": ("get", READERS),
     "compliance/jackpot/export.csv": ("get", READERS),
     "compliance/collections/drop-counts/<int:table_id>/<str:gaming_day>/": ("get", READERS),
     "compliance/exports/": ("get", READERS),
