@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.contrib.auth.models import Group
 from django.db import DatabaseError, connection, connections, transaction
 
@@ -282,6 +283,15 @@ def test_each_configuration_version_records_its_side_bets_and_each_round_its_ver
         ("settled", 1, None), ("voided", 1, None), ("settled", 2, offered)
     ]
     assert Wager.objects.get(round=rounds.last(), kind="pairs").amount == 100
+    # The round's compliance page says which side bets were in force.
+    officer = Client()
+    officer.force_login(_user(django_user_model, "olga", "compliance"))
+    pages = [officer.get(f"/compliance/rounds/{r.pk}/").content.decode() for r in (rounds.first(), rounds.last())]
+    assert '<td id="side-bets-offered">none (configuration version 1)' in pages[0]
+    assert (
+        "Bad Beat BBB-01 ($1.00 to $25.00); Pairs UPB-2 (no minimum to $50.00); Progressive PROG-01: $1.00 wager, "
+        "meter UTH-PROG-1 (80% to the meter, seed $5,000.00) (configuration version 2)"
+    ) in pages[1]
 
 
 @pytest.mark.django_db
