@@ -7,6 +7,7 @@ urlpatterns = [
     path("staff/assignments/", staff_views.assignments, name="assignments"),
     path("staff/audit/", staff_views.audit_trail, name="audit-trail"),
     path("api/tables/<int:table_id>/approvals", staff_views.approval_create, name="approval-create"),
+    path("api/tables/<int:table_id>/commands/confirmed-here", staff_views.command_confirmed_here, name="command-confirmed-here"),
     path("api/tables/<int:table_id>/alerts/acknowledge", staff_views.alert_acknowledgement, name="alert-acknowledge"),
     path("api/tables/<int:table_id>/open", staff_views.table_status, name="table-status"),
     path("api/tables/<int:table_id>/config", staff_views.table_config, name="table-config"),

@@ -21,11 +21,13 @@ from tables.approvals import (
     approval_request,
     approval_request_approved_here,
     approval_status,
+    command_confirmed_on_tablet,
     tablet_login,
 )
 from tables.alerts import alert_acknowledge
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
+from tables.views import COMMAND_STATUS
 
 
 def _error(err: CommandError, status=400):
@@ -113,6 +115,24 @@ def approval_decide_on_tablet(request, approval_id: int):
         return JsonResponse({"ok": True, "approved": decision.approved, "result": getattr(outcome, "result", None)})
 
     return _json_call(request, decide, statuses={"rate_limited": 429})
+
+
+@api_for(*DRIVERS)
+@require_POST
+def command_confirmed_here(request, table_id: int):
+    """A supervisor at the table confirms a progressive award on the dealer's tablet with
+    their own username and password: `{"command": {"type": "confirm_award", ...},
+    "approver": {"username", "password"}}`, answered as a command is (tables/views.py)."""
+
+    def confirm(body):
+        command = body.get("command")
+        outcome = command_confirmed_on_tablet(
+            actor=Actor.from_request(request), table_id=table_id, command=command, approver=body.get("approver"),
+            tablet_actor=lambda user: Actor.from_request(request, user),
+        )
+        return JsonResponse(outcome.reply(command), status=COMMAND_STATUS.get(outcome.code, 200))
+
+    return _json_call(request, confirm, statuses={"rate_limited": 429})
 
 
 @page_for("supervisor")

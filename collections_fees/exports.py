@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from tables import checkpoints
 
+from . import jackpot
 from .models import ExportManifest
 from .selectors import SqlQuery
 from .services import export_manifest_record
@@ -46,6 +47,8 @@ XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 # (~400 collection rows), small enough that memory stays flat.
 CHUNK_BYTES = 64 * 1024
 EXPORT_WORK_MEM = "64MB"
+# The logs whose export carries the signed checkpoints of its chains, and where they come from.
+CHECKPOINTS_OF_EXPORT = {"collections": checkpoints.for_export, "jackpot": jackpot.checkpoints_for_export}
 
 
 def dedicated_connection_params(alias: str = "default") -> dict:
@@ -87,10 +90,10 @@ class CsvExport:
 
     async def stream(self) -> AsyncIterator[bytes]:
         self.started_at = timezone.now()
-        if self.kind == "collections":
+        if self.kind in CHECKPOINTS_OF_EXPORT:
             # Before the COPY: every row these signed checkpoints vouch for is committed,
             # so it is in the export (tables/checkpoints.py).
-            self.checkpoints = await sync_to_async(checkpoints.for_export)(self.filters)
+            self.checkpoints = await sync_to_async(CHECKPOINTS_OF_EXPORT[self.kind])(self.filters)
         digest, buffer, messages = hashlib.sha256(), bytearray(), 0
         # Leaving these blocks early (the client went away: the generator is closed at
         # its `yield`) makes psycopg cancel the COPY on the server rather than read the
@@ -150,6 +153,7 @@ def export_filename(kind: str, filters: dict, export_id: uuid.UUID, extension: s
 def manifest_document(manifest: ExportManifest) -> dict:
     """The manifest as JSON: served at /compliance/exports/<id>/manifest.json and
     written beside a command-line export as FILE.manifest.json."""
+    chain = checkpoints.EXPORT_CHAINS.get(manifest.kind, checkpoints.EXPORT_CHAINS["collections"])
     return {
         "manifest_version": 1,
         "export_id": str(manifest.id),
@@ -177,9 +181,9 @@ def manifest_document(manifest: ExportManifest) -> dict:
         ),
         "checkpoints": manifest.checkpoints,
         "verify_checkpoints": (
-            "Each checkpoint is signed (HMAC-SHA256) with the cardroom's ledger key: for table T, gaming day D, "
-            "last_seq M, head H and rows R, the file must hold exactly R rows of T and D with chain_seq <= M and, "
-            "when R > 0, the row chain_seq M with row_hash H. With the key: "
+            f"Each checkpoint is signed (HMAC-SHA256) with the cardroom's ledger key: for {chain.chain} C "
+            f"(column {chain.column}), gaming day D, last_seq M, head H and rows R, the file must hold exactly R rows "
+            "of C and D with chain_seq <= M and, when R > 0, the row chain_seq M with row_hash H. With the key: "
             "manage.py verify_logs --checkpoints FILE.manifest.json (docs/compliance-exports.md)."
         ),
     }

@@ -55,6 +55,7 @@ class FilterForm(forms.Form):
             payer=data.get("payer") or "",
             player=(data.get("player") or "").strip(),
             status=data.get("status") or "",
+            meter=(data.get("meter") or "").strip(),
         )
 
 
@@ -73,9 +74,10 @@ class RotationFilterForm(FilterForm):
 
 
 class JackpotFilterForm(FilterForm):
-    fields_used = ("from", "to", "month", "table", "player")
+    fields_used = ("from", "to", "month", "table", "player", "meter")
 
     player = forms.CharField(required=False, max_length=64)
+    meter = forms.CharField(required=False, max_length=64)
 
 
 class RoundFilterForm(FilterForm):

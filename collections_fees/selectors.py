@@ -65,7 +65,8 @@ class Filters:
 
     `day_from`/`day_to` are gaming days (inclusive); `dealer` is the staff user who sent
     the command (TableEvent.actor); `payer` a payer role; `player` a person id;
-    `status` a round status (round history only).
+    `status` a round status (round history only); `meter` a progressive meter's name
+    (the jackpot fund only).
     """
 
     day_from: date | None = None
@@ -75,6 +76,7 @@ class Filters:
     payer: str = ""
     player: str = ""
     status: str = ""
+    meter: str = ""
 
     def as_dict(self) -> dict:
         """The filters that were set, JSON-ready (for manifests and query strings)."""
@@ -268,6 +270,7 @@ JACKPOT_EXPORT_COLUMNS = (
     ("time_utc", utc_text("b.created_at")),
     ("time_local", local_text("b.created_at")),
     ("meter", "b.meter_name"),
+    ("meter_id", "b.meter_id"),
     ("line", "b.kind"),
     ("table_id", "b.table_id"),
     ("table_name", "b.table_name"),
@@ -293,7 +296,8 @@ def jackpot_lines_query(filters: Filters) -> SqlQuery:
     reversal), chained per meter: a meter's rows in chain order."""
     conditions, params = filter_conditions(
         filters,
-        {"day_from": "je.gaming_day", "day_to": "je.gaming_day", "table": "je.table_id", "player": "je.player"},
+        {"day_from": "je.gaming_day", "day_to": "je.gaming_day", "table": "je.table_id", "player": "je.player",
+         "meter": "m.name"},
     )
     sql = f"""
         SELECT je.id, je.meter_id, m.name AS meter_name, je.seq, je.kind, je.gaming_day, je.shift, je.created_at,
@@ -308,6 +312,32 @@ def jackpot_lines_query(filters: Filters) -> SqlQuery:
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.meter_name, b.seq", JACKPOT_EXPORT_COLUMNS)
+
+
+def jackpot_meters(filters: Filters) -> list[dict]:
+    """Each meter as it stands now (the meter, the reserve behind it, the awards it owes)
+    with its movements in the selected rows: contributions, reversals and awards paid,
+    counted and summed over the same query as the page's lines."""
+    lines = jackpot_lines_query(filters)
+    return fetch_dicts(
+        f"""
+        SELECT m.id, m.name, m.meter, m.reserve, m.owed, m.entry_seq,
+               count(b.id) AS lines,
+               count(b.id) FILTER (WHERE b.kind = 'contribution') AS contributions,
+               coalesce(sum(b.amount) FILTER (WHERE b.kind = 'contribution'), 0)::bigint AS contributed,
+               coalesce(sum(b.amount) FILTER (WHERE b.kind = 'reversal'), 0)::bigint AS reversed,
+               count(b.id) FILTER (WHERE b.kind = 'award') AS awards,
+               coalesce(sum(b.amount - b.owed) FILTER (WHERE b.kind = 'award'), 0)::bigint AS awards_paid
+        FROM {METER} m LEFT JOIN ({lines.sql}) b ON b.meter_id = m.id
+        {where_clause(["m.name = %s"] if filters.meter else [])}
+        GROUP BY m.id ORDER BY m.name
+        """,
+        (*lines.params, *((filters.meter,) if filters.meter else ())),
+    )
+
+
+def meter_choices() -> list[str]:
+    return list(JackpotMeter.objects.order_by("name").values_list("name", flat=True))
 
 
 def _fee_and_refund_sums(alias: str) -> str:

@@ -12,6 +12,7 @@ urlpatterns = [
     path("collections/", views.collection_log, name="collections"),
     path("collections/export.csv", views.collection_export_csv, name="collections-export"),
     path("collections/summary.xlsx", views.daily_summary, name="collections-summary"),
+    path("jackpot/", views.jackpot_fund, name="jackpot"),
     path("jackpot/export.csv", views.jackpot_export_csv, name="jackpot-export"),
     path(
         "collections/drop-counts/<int:table_id>/<str:gaming_day>/",

@@ -99,6 +99,21 @@ def collection_log(request):
 
 @require_GET
 @page_for(*READERS)
+def jackpot_fund(request):
+    """The progressive jackpot funds, apart from the collection log (4 CCR 12384): each
+    meter (amount, reserve, owed) and its ledger's rows, filtered by gaming day, meter,
+    table and person."""
+
+    def contents(filters):
+        meters = selectors.jackpot_meters(filters)
+        rows = selectors.SqlRows(selectors.jackpot_lines_query(filters), count=sum(m["lines"] for m in meters))
+        return rows, {"meters": meters, "meter_names": selectors.meter_choices()}
+
+    return log_page(request, "compliance/jackpot.html", JackpotFilterForm, contents)
+
+
+@require_GET
+@page_for(*READERS)
 def drop_count_history(request, table_id: int, gaming_day: str):
     try:
         day = date.fromisoformat(gaming_day)

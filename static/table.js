@@ -537,10 +537,10 @@
     turn_river(next) { return revealStep(next, "Turn and river"); },
     showdown(next) { return revealStep(next, "Showdown"); },
     confirm_award(next) {
-      return [say("A progressive award is a percentage of the meter: a supervisor confirms it (on the floor dashboard, or logged in here) before the round settles."),
+      return [say("A progressive award is a percentage of the meter: a supervisor confirms it (on the floor dashboard, or here with their own username and password) before the round settles."),
         ...next.awards.map((a) => h("div", { class: "row award", "data-seat": a.seat },
-          h("span", {}, `Seat ${a.seat}: ${AWARD[a.hand]} · ${money(a.award)} on the meter as it stands`),
-          button(`Supervisor confirms seat ${a.seat}`, { type: "confirm_award", seat: a.seat }, "secondary")))];
+          h("span", {}, awardText(a)),
+          h("button", { class: "secondary", onclick: () => openAwardConfirm(a) }, `Supervisor confirms seat ${a.seat}…`)))];
     },
     settle() {
       const preview = view().settlement_preview;
@@ -768,6 +768,34 @@
     dialog.showModal();
   }
 
+  // --- a supervisor confirms a progressive award here ------------------------------------
+  // As a void is approved here: the supervisor types their own username and password
+  // (never the tablet's session) and the award is confirmed under their name. The tablet
+  // sees the confirmation as the table's next event. Not queued: it needs the server.
+  const awardText = (a) => `Seat ${a.seat}: ${AWARD[a.hand]} · ${money(a.award)} on the meter as it stands`;
+  function openAwardConfirm(award) {
+    const dialog = $("award-dialog");
+    dialog.querySelector("form").reset();
+    dialog.dataset.seat = award.seat;
+    $("award-what").textContent = awardText(award);
+    dialog.showModal();
+  }
+
+  function confirmAwardHere(seat, username, password) {
+    postJson(`/api/tables/${page.table}/commands/confirmed-here`,
+      { command: { type: "confirm_award", seat }, approver: { username, password } })
+      .then((answer) => {
+        const result = answer.result || answer; // the command's answer, or the credentials' refusal
+        if (!result.ok) { showError(result.error.code, result.error.message); return; }
+        message = { kind: "info", title: "Award confirmed", detail: `Seat ${seat}: confirmed by ${result.award.approved_by}.`, after: tapCount };
+        render();
+      })
+      .catch(() => {
+        message = { kind: "error", title: "No connection", detail: "A supervisor's confirmation needs the server: try again when connected.", after: tapCount };
+        render();
+      });
+  }
+
   // --- void ------------------------------------------------------------------------------
   // A void needs a second person. The dealer sends the request to the supervisors (their
   // queue and the floor dashboard); one approves on their own device and the round is
@@ -855,6 +883,14 @@
       const how = e.submitter && e.submitter.value;
       if (how === "request") requestVoid(data.get("reason").trim());
       if (how === "approve-here") requestVoid(data.get("reason").trim(), data.get("username").trim(), data.get("password"));
+      dialog.close();
+    });
+    $("award-form").addEventListener("submit", (e) => {
+      const dialog = $("award-dialog");
+      const data = new FormData(e.target);
+      if (e.submitter && e.submitter.value === "confirm") {
+        confirmAwardHere(Number(dialog.dataset.seat), data.get("username").trim(), data.get("password"));
+      }
       dialog.close();
     });
     setInterval(checkVoidRequest, 2000);

@@ -61,6 +61,36 @@ def tablet_login(*, table_id: int, username, password, actor: Actor):
     return user
 
 
+def _approver_login(*, table_id: int, approver, actor: Actor):
+    """`approver` (a username and password typed on `actor`'s device) checked by tablet_login."""
+    if not isinstance(approver, dict):
+        raise CommandError("invalid_command", "approver is an object with username and password")
+    return tablet_login(table_id=table_id, username=approver.get("username"), password=approver.get("password"), actor=actor)
+
+
+# The commands a supervisor may send as themselves from a dealer's tablet with their own
+# credentials: the ones the command service accepts only from a supervisor's own hand.
+CONFIRMED_ON_TABLET = ("confirm_award",)
+
+
+def command_confirmed_on_tablet(*, actor: Actor, table_id: int, command, approver, tablet_actor) -> CommandOutcome:
+    """A supervisor at the table confirms a progressive award (`confirm_award`) on the
+    dealer's tablet with their own credentials, as they approve a void there: the same
+    check and lockout per table and approver (tablet_login), then the command runs as that
+    supervisor (`tablet_actor(user)`: their identity with the tablet's session and address),
+    so the command service's own check that a supervisor confirms applies and the award
+    is recorded under their name. A failed login runs nothing. Only from the tablet of a
+    person who drives the table: the lockout is per table, and no one tries names and
+    passwords at tables they do not work. The body that carried the password is never
+    kept (no `received`: a refusal stores the command alone)."""
+    if not isinstance(command, dict) or command.get("type") not in CONFIRMED_ON_TABLET:
+        raise CommandError("invalid_command", f"a supervisor's credentials on the tablet confirm only {CONFIRMED_ON_TABLET}")
+    if not can_drive(actor, table_id):
+        raise CommandError("not_authorized", f"{actor.name} does not work this table")
+    supervisor = _approver_login(table_id=table_id, approver=approver, actor=actor)
+    return command_execute(table_id=table_id, command=command, actor=tablet_actor(supervisor))
+
+
 def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -> Approval:
     """Ask for a second person's approval. `payload` has a `reason`; a correction names
     its `round`, a configuration change its `config`. The floor's row of the table shows
@@ -105,11 +135,7 @@ def approval_request_approved_here(*, actor: Actor, table_id: int, kind: str, pa
     supervisor's own credentials (`approver`: username and password). The credentials are
     checked first: a failed attempt leaves no request behind. `tablet_actor(user)` is the
     supervisor as an actor of this request (its session and address). All or nothing."""
-    if not isinstance(approver, dict):
-        raise CommandError("invalid_command", "approver is an object with username and password")
-    supervisor = tablet_login(
-        table_id=table_id, username=approver.get("username"), password=approver.get("password"), actor=actor
-    )
+    supervisor = _approver_login(table_id=table_id, approver=approver, actor=actor)
     with transaction.atomic():
         approval = approval_request(actor=actor, table_id=table_id, kind=kind, payload=payload)
         decision, outcome = approval_decide(approval_id=approval.pk, decider=tablet_actor(supervisor), approve=True, via="tablet")

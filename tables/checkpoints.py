@@ -22,6 +22,7 @@ and read it only. A checkpoint whose signature does not verify is reported, not 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from django.utils import timezone
@@ -95,14 +96,38 @@ def document(checkpoint: ChainCheckpoint) -> dict:
     }
 
 
+# The fields each kind of checkpoint signs (its model's signed_content): a table's chains
+# (ChainCheckpoint) or a jackpot meter's fund chain (collections_fees.JackpotCheckpoint,
+# log "jackpot").
+SIGNED_FIELDS = ("table", "log", "kind", "gaming_day", "last_seq", "head", "rows")
+JACKPOT_SIGNED_FIELDS = ("meter", "log", "gaming_day", "last_seq", "head", "rows")
+
+
 def document_signature_valid(doc: dict) -> bool:
-    signed = {name: doc.get(name) for name in ("table", "log", "kind", "gaming_day", "last_seq", "head", "rows")}
+    fields = JACKPOT_SIGNED_FIELDS if doc.get("log") == "jackpot" else SIGNED_FIELDS
+    signed = {name: doc.get(name) for name in fields}
     return hashchain.signature_valid(signed, str(doc.get("key_id", "")), str(doc.get("signature", "")))
 
 
 # --- Exports: the anchors travel with the file -------------------------------------------
 
-ROW_NARROWING_FILTERS = ("dealer", "payer", "player")
+
+@dataclass(frozen=True)
+class ExportChains:
+    """How an export's rows meet its checkpoints: the checkpoint field naming the chain,
+    the CSV column holding it, and the filters that leave out rows of a chain (an export
+    narrowed by them cannot hold every row a checkpoint vouches for)."""
+
+    chain: str
+    column: str
+    narrowing: tuple[str, ...]
+
+
+EXPORT_CHAINS = {
+    "collections": ExportChains("table", "table_id", ("dealer", "payer", "player")),
+    # A meter's chain runs across the tables linked to it: a table filter narrows it.
+    "jackpot": ExportChains("meter", "meter_id", ("table", "player")),
+}
 
 
 def for_export(filters: dict) -> list[dict]:
@@ -125,38 +150,41 @@ def for_export(filters: dict) -> list[dict]:
 
 
 def verify_export(manifest: dict, records) -> tuple[int, list[str]]:
-    """Offline: (checkpoints checked, problems) of a collection export's CSV records
-    (dicts, csv.DictReader) against the signed checkpoints in its manifest. Needs the
+    """Offline: (checkpoints checked, problems) of an export's CSV records (dicts,
+    csv.DictReader) against the signed checkpoints in its manifest: the collection log's
+    (per table) or the jackpot fund's (per meter), by the manifest's `kind`. Needs the
     ledger key, not the database.
 
-    For each checkpoint (table T, gaming day D, last seq M, head H, rows R): the export
-    must hold exactly R rows of T and D with chain_seq <= M, and when R > 0 the row M
+    For each checkpoint (chain C, gaming day D, last seq M, head H, rows R): the export
+    must hold exactly R rows of C and D with chain_seq <= M, and when R > 0 the row M
     with row_hash H. A deleted row, a truncated tail, or a row re-hashed after it was
     checkpointed fails this."""
+    chains = EXPORT_CHAINS.get(manifest.get("kind"), EXPORT_CHAINS["collections"])
     problems, valid = [], []
     for doc in manifest.get("checkpoints", []):
         if document_signature_valid(doc):
             valid.append(doc)
         else:
             problems.append(
-                f"checkpoint of table {doc.get('table')} gaming day {doc.get('gaming_day')} seq {doc.get('last_seq')}: "
-                f"its signature does not verify with key {doc.get('key_id')!r} (forged, altered, or another key)"
+                f"checkpoint of {chains.chain} {doc.get(chains.chain)} gaming day {doc.get('gaming_day')} "
+                f"seq {doc.get('last_seq')}: its signature does not verify with key {doc.get('key_id')!r} "
+                "(forged, altered, or another key)"
             )
-    narrowed = [name for name in ROW_NARROWING_FILTERS if manifest.get("filters", {}).get(name)]
+    narrowed = [name for name in chains.narrowing if manifest.get("filters", {}).get(name)]
     if narrowed:
         problems.append(f"the export is narrowed by {', '.join(narrowed)}: its rows cannot be checked against checkpoints")
         return 0, problems
-    by_table_day, hashes = {}, {}
+    by_chain_day, hashes = {}, {}
     for record in records:
-        table, seq = int(record["table_id"]), int(record["chain_seq"])
-        by_table_day.setdefault((table, record["gaming_day"]), []).append(seq)
-        hashes[(table, seq)] = record["row_hash"]
+        chain, seq = int(record[chains.column]), int(record["chain_seq"])
+        by_chain_day.setdefault((chain, record["gaming_day"]), []).append(seq)
+        hashes[(chain, seq)] = record["row_hash"]
     for doc in valid:
-        table, day, last_seq = doc["table"], doc["gaming_day"], doc["last_seq"]
-        where = f"table {table} gaming day {day}"
-        held = sum(1 for seq in by_table_day.get((table, day), ()) if seq <= last_seq)
+        chain, day, last_seq = doc[chains.chain], doc["gaming_day"], doc["last_seq"]
+        where = f"{chains.chain} {chain} gaming day {day}"
+        held = sum(1 for seq in by_chain_day.get((chain, day), ()) if seq <= last_seq)
         if held != doc["rows"]:
             problems.append(f"{where}: the export holds {held} rows up to seq {last_seq}, the checkpoint signed {doc['rows']}")
-        elif doc["rows"] and hashes.get((table, last_seq)) != doc["head"]:
+        elif doc["rows"] and hashes.get((chain, last_seq)) != doc["head"]:
             problems.append(f"{where}: row seq {last_seq} is not the row the checkpoint signed (rewritten after it)")
     return len(valid), problems

@@ -63,6 +63,12 @@ class TableConfig(models.Model):
         null=True, blank=True, help_text="game-rules 2A's parameters when the policy is on; null: section 2 alone"
     )
     notice = models.TextField(blank=True, default="", help_text="the notice posted at the table in this version")
+    side_bets = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="the side bets offered in this version (commands.md `side_bets`: pay tables, limits, the "
+        "progressive's wager and meter with its share, seed and starting amounts); null: none",
+    )
     effective_from = models.DateTimeField()
     created_by = models.CharField(max_length=150)
 

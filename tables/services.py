@@ -198,6 +198,7 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
         fee_schedule=schedule,
         rotation_policy=engine_config.rotation_policy.to_config() if engine_config.rotation_policy else None,
         notice=engine_config.notice,
+        side_bets=engine_config.side_bets.to_config(),
         effective_from=now,
         created_by=created_by,
     )

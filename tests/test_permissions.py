@@ -61,6 +61,8 @@ MATRIX = {
     # (tests/service/test_approvals_travel.py).
     "api/approvals/<int:approval_id>": ("get", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
     "api/approvals/<int:approval_id>/decide": ("post", row(UNAUTH, OK, OK, OK, FORBIDDEN, FORBIDDEN)),
+    # A supervisor's credentials typed on the tablet of a dealer who works the table.
+    "api/tables/<int:table_id>/commands/confirmed-here": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/alerts/acknowledge": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/open": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/config": ("post", row(UNAUTH, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
@@ -68,6 +70,7 @@ MATRIX = {
     "compliance/collections/": ("get", READERS),
     "compliance/collections/export.csv": ("get", READERS),
     "compliance/collections/summary.xlsx": ("get", READERS),
+    "compliance/jackpot/": ("get", READERS),
     "compliance/jackpot/export.csv": ("get", READERS),
     "compliance/collections/drop-counts/<int:table_id>/<str:gaming_day>/": ("get", READERS),
     "compliance/exports/": ("get", READERS),
@@ -162,10 +165,17 @@ BODIES = {
     "api/tables/<int:table_id>/commands": {"type": "wager", "seat": 2, "ante": 500},
     "api/tables/<int:table_id>/approvals": {"kind": "void", "payload": {"reason": "misdeal"}},
     "api/approvals/<int:approval_id>/decide": {"username": "nobody", "password": "x", "approve": True},
+    "api/tables/<int:table_id>/commands/confirmed-here": {
+        "command": {"type": "confirm_award", "seat": 2}, "approver": {"username": "nobody", "password": "x"}
+    },
     "api/tables/<int:table_id>/open": {"open": True},
     "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
 }
+
+
+# The routes that check a supervisor's credentials typed on a tablet.
+CREDENTIAL_ROUTES = ("api/approvals/<int:approval_id>/decide", "api/tables/<int:table_id>/commands/confirmed-here")
 
 
 def outcome_of(response) -> str:
@@ -203,7 +213,7 @@ def test_each_route_serves_exactly_the_roles_it_should(world, route):
         else:
             response = client.get(url)
         seen[persona] = outcome_of(response)
-        if route == "api/approvals/<int:approval_id>/decide" and seen[persona] == FORBIDDEN:
+        if route in CREDENTIAL_ROUTES and seen[persona] == FORBIDDEN:
             if b"credentials are not a supervisor" in response.content:
                 seen[persona] = OK  # the caller was let in; the credentials were refused
     assert seen == expected

@@ -23,3 +23,26 @@ def signed_dollars(cents):
     if cents is None or cents == "":
         return ""
     return ("+" if int(cents) > 0 else "") + dollars(cents)
+
+
+@register.filter
+def side_bets_offered(side_bets):
+    """A configuration version's side bets (commands.md `side_bets`) in words: "none", or
+    each bet's pay table and limits, the progressive's wager and meter."""
+    if not side_bets:
+        return "none"
+    parts = []
+    for key, label in (("bad_beat", "Bad Beat"), ("pairs", "Pairs")):
+        bet = side_bets.get(key)
+        if bet:
+            low, high = bet.get("min"), bet.get("max")
+            limits = f" ({dollars(low) or 'no minimum'} to {dollars(high) or 'no maximum'})" if low or high else ""
+            parts.append(f"{label} {bet['paytable']}{limits}")
+    progressive = side_bets.get("progressive")
+    if progressive:
+        meter = progressive["meter"]
+        parts.append(
+            f"Progressive {progressive['paytable']}: {dollars(progressive['wager'])} wager, meter {meter['name']} "
+            f"({meter['meter_share']}% to the meter, seed {dollars(meter['seed'])})"
+        )
+    return "; ".join(parts)

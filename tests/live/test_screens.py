@@ -136,7 +136,8 @@ def test_every_screen_fits_every_size_and_a_7_player_settlement_needs_no_scrolli
         "dealer": ["/", f"/tables/{full_table.pk}/tablet/", f"/tables/{full_table.pk}/", "/floor/"],  # the floor: a 403 page
         # (The 404 page: tests/service/test_pages_by_role.py; this server runs with DEBUG.)
         "supervisor": ["/floor/", "/staff/approvals/", "/staff/assignments/", "/staff/audit/"],
-        "compliance": ["/compliance/collections/", "/compliance/rounds/", "/compliance/rotation/", "/compliance/exports/"],
+        "compliance": ["/compliance/collections/", "/compliance/jackpot/", "/compliance/rounds/", "/compliance/rotation/",
+                       "/compliance/exports/"],
     }
     pages = {"dealer": dealer, "supervisor": supervisor, "compliance": compliance}
     for who, paths in screens.items():

@@ -77,3 +77,36 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     expect(row.locator(".meter .value")).to_have_text("$5,000.00")
     tablet.screenshot(path=ARTIFACTS / "tablet-award-settled.png", full_page=True)
     assert tablet.errors == [] and floor.errors == []
+
+
+def test_a_supervisor_confirms_an_award_on_the_dealers_tablet_with_their_own_password(  # noqa: F811
+    daphne, tables, browsers, django_user_model
+):
+    from tables.models import TableEvent
+
+    from .test_screens import assign, person
+    from .test_screens import log_in as log_in_as
+
+    _, royal = tables
+    dan = person(django_user_model, "dan", "dealer")
+    assign(dan, royal, django_user_model.objects.get(username="dealer"))
+    tablet = log_in_as(browsers(), daphne.url, "dan", f"/tables/{royal.pk}/tablet/")
+    expect(tablet.locator("#status")).to_have_text("Live")
+
+    def confirm_here(password):
+        tablet.click("#next button:has-text('Supervisor confirms seat 2')")
+        expect(tablet.locator("#award-what")).to_contain_text("royal flush in the first five cards")
+        tablet.fill("#award-dialog input[name=username]", "dealer")  # the supervisor (tests/live/conftest.py)
+        tablet.fill("#award-dialog input[name=password]", password)
+        tablet.click("#award-dialog button[value=confirm]")
+
+    confirm_here("wrong")
+    expect(tablet.locator("#message")).to_contain_text("You are not allowed to do that.")
+    assert not TableEvent.objects.filter(table=royal, command_type="confirm_award").exists()
+    confirm_here("pw")
+    expect(tablet.locator("#message")).to_contain_text("confirmed by dealer")
+    tablet.click("#next button:has-text('Settle')")
+    expect(tablet.locator("#settlement .progressive")).to_contain_text("royal flush in the first five cards")
+    assert TableEvent.objects.get(table=royal, command_type="confirm_award").actor == "dealer"
+    tablet.screenshot(path=ARTIFACTS / "tablet-award-confirmed-here.png", full_page=True)
+    assert tablet.errors == []

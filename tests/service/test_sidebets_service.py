@@ -8,15 +8,19 @@ import threading
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
+from django.contrib.auth.models import Group
 from django.db import DatabaseError, connection, connections, transaction
 
 from cardroom.access import Actor
 from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
-from rounds.models import Wager
+from rounds.models import Round, Wager
+from tables.approvals import approval_decide, approval_request
 from tables.integrity import verify_meter
 from tables.selectors import floor_rows, posted_rules, server_snapshot
 from tables.services import command_execute, table_create
+from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok
 from tests.service.test_replay import replay
@@ -228,21 +232,22 @@ def test_the_jackpot_ledger_exports_as_csv_with_its_manifest(tmp_path):
     assert len(collections.read_text().splitlines()) == 1  # the header: this table charges no fee
 
 
+def _user(django_user_model, name, role, password="pw"):
+    user = django_user_model.objects.create_user(name, password=password)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def _supervisor(django_user_model, name):
+    return Actor.of(_user(django_user_model, name, "supervisor"))
+
+
 @pytest.mark.django_db
 def test_supervisors_configure_side_bets_through_the_approved_configuration_change(django_user_model):
-    from django.contrib.auth.models import Group
-
-    from tables.approvals import approval_decide, approval_request
-
-    def supervisor(name):
-        user = django_user_model.objects.create_user(name, password="pw")
-        user.groups.add(Group.objects.get_or_create(name="supervisor")[0])
-        return Actor.of(user)
-
     table = table_create(name="C", config={"seats": 6}, created_by="test")
     Table = type(table)
     Table.objects.filter(pk=table.pk).update(is_open=True)
-    asker, approver = supervisor("sam"), supervisor("sue")
+    asker, approver = _supervisor(django_user_model, "sam"), _supervisor(django_user_model, "sue")
     approval = approval_request(actor=asker, table_id=table.pk, kind="config",
                                 payload={"reason": "add side bets", "config": {"side_bets": SIDE_BETS}})
     assert not JackpotMeter.objects.exists()  # nothing changes until a second person approves
@@ -252,6 +257,41 @@ def test_supervisors_configure_side_bets_through_the_approved_configuration_chan
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
     assert (meter.meter, meter.reserve) == (1000000, 600000)
     assert run(table, {"type": "sit", "seat": 1, "player": "P-1"})[0]["ok"]
+
+
+@pytest.mark.django_db
+def test_each_configuration_version_records_its_side_bets_and_each_round_its_version(django_user_model):
+    """A regulator reads which side bets were in force for a round from the configuration
+    version the round records: the version an approved change creates carries them."""
+    table = table_create(name="V", config={"seats": 6}, created_by="test")
+    pairs_round = quick_round(2)
+    pairs_round[1] = wager(2, 100, pairs=100)
+    run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
+           {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *quick_round(2))
+    assert table.configs.get().side_bets is None
+    assert run(table, *pairs_round[:2])[1]["error"]["code"] == "side_bet_not_offered"
+    run_ok(table, {"type": "void_round", "reason": "opened to show the refusal", "approved_by": "SUP-1"})
+    offered = {**SIDE_BETS, "pairs": {"paytable": "UPB-2", "max": 5000}}
+    approval = approval_request(actor=_supervisor(django_user_model, "sam"), table_id=table.pk, kind="config",
+                                payload={"reason": "Pairs at UPB-2", "config": {"side_bets": offered}})
+    _, version = approval_decide(approval_id=approval.pk, decider=_supervisor(django_user_model, "sue"),
+                                 approve=True, via="device")
+    assert (version.version, version.side_bets, version.created_by) == (2, offered, "sue")
+    run_ok(table, *pairs_round)
+    rounds = Round.objects.filter(table=table).order_by("number").select_related("config")
+    assert [(r.status, r.config.version, r.config.side_bets) for r in rounds] == [
+        ("settled", 1, None), ("voided", 1, None), ("settled", 2, offered)
+    ]
+    assert Wager.objects.get(round=rounds.last(), kind="pairs").amount == 100
+    # The round's compliance page says which side bets were in force.
+    officer = Client()
+    officer.force_login(_user(django_user_model, "olga", "compliance"))
+    pages = [officer.get(f"/compliance/rounds/{r.pk}/").content.decode() for r in (rounds.first(), rounds.last())]
+    assert '<td id="side-bets-offered">none (configuration version 1)' in pages[0]
+    assert (
+        "Bad Beat BBB-01 ($1.00 to $25.00); Pairs UPB-2 (no minimum to $50.00); Progressive PROG-01: $1.00 wager, "
+        "meter UTH-PROG-1 (80% to the meter, seed $5,000.00) (configuration version 2)"
+    ) in pages[1]
 
 
 @pytest.mark.django_db

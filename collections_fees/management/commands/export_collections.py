@@ -35,15 +35,20 @@ class Command(BaseCommand):
         parser.add_argument("--dealer", default="", help="only lines written by this dealer")
         parser.add_argument("--payer", default="", choices=["", "player", "player_dealer"], help="only this payer role")
         parser.add_argument("--player", default="", help="only this person id")
+        parser.add_argument("--meter", default="", help="only this progressive meter (--log jackpot)")
         parser.add_argument("--by", default="", help="who is exporting (default: the OS user)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    def handle(self, *args, day_from, day_to, out, log, table, dealer, payer, player, by, no_progress, **options):
+    def handle(self, *args, day_from, day_to, out, log, table, dealer, payer, player, meter, by, no_progress, **options):
         if day_from > day_to:
             raise CommandError("--from is after --to")
         if log == "jackpot" and (dealer or payer):
             raise CommandError("the jackpot log has no --dealer or --payer filter")
-        filters = Filters(day_from=day_from, day_to=day_to, table=table, dealer=dealer, payer=payer, player=player)
+        if log != "jackpot" and meter:
+            raise CommandError("only the jackpot log has a --meter filter")
+        filters = Filters(
+            day_from=day_from, day_to=day_to, table=table, dealer=dealer, payer=payer, player=player, meter=meter
+        )
         query = LOGS[log](filters)
         total = None if no_progress else SqlRows(query).count()  # the count is one more pass over the rows
         bar = tqdm(total=total, unit="rows", unit_scale=True, desc=log, disable=no_progress, file=self.stderr._out)  # the stream behind Django's wrapper, which would end every write with a newline

@@ -4,8 +4,8 @@ meter's fund ledger against its head and amounts; `--checkpoint` first signs whe
 table chain stands now.
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
-with the ledger key and no database, check a collection export against the signed
-checkpoints its manifest carries (tables/checkpoints.py, docs/compliance-exports.md).
+with the ledger key and no database, check a collection or jackpot export against the
+signed checkpoints its manifest carries (tables/checkpoints.py, docs/compliance-exports.md).
 
 Exit status 0 when everything verifies, 1 when anything does not (each reported).
 """
