@@ -96,7 +96,7 @@
     const where = a.kind.startsWith("approval_") ? h("a", { href: "/staff/approvals/" }, a.text) : a.text;
     return h("li", { class: `alert-item ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-table": r.table, "data-kind": a.kind },
       h("a", { class: "table-name", href: `/tables/${r.table}/` }, r.name), " ", where, " ",
-      a.kind === "award_unconfirmed" ? confirmButton(r.table, a.seat) : null, " ",
+      ALERT_ACTIONS[a.kind] ? ALERT_ACTIONS[a.kind](r, a) : null, " ",
       a.ack ? h("span", { class: "muted ack" }, `seen by ${a.ack.by} at ${laTime(a.ack.at)}`)
         : h("button", { class: "quiet", onclick: (e) => acknowledge(r, a, e.currentTarget) }, "Acknowledge"));
   }
@@ -114,20 +114,25 @@
     banner.textContent = `${waiting} approval${waiting === 1 ? "" : "s"} waiting: open the queue`;
   }
 
-  // A supervisor confirms a percentage progressive award from here (the command service
-  // accepts `confirm_award` from supervisors only, under their name).
-  function confirmButton(table, seat) {
-    return h("button", { class: "secondary confirm-award", onclick: (e) => {
+  // A supervisor acts on an alert from here with a table command: confirms a percentage
+  // progressive award (`confirm_award`) or starts a new game the rotation window ended
+  // (`start_game`). The command service accepts both from supervisors only, under their name.
+  function commandButton(table, command, label, cls) {
+    return h("button", { class: `secondary ${cls}`, onclick: (e) => {
       e.target.disabled = true;
       fetch(`/api/tables/${table}/commands`, {
         method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
-        body: JSON.stringify({ type: "confirm_award", seat }),
+        body: JSON.stringify(command),
       }).then((response) => response.json()).then((reply) => {
         if (!reply.result || !reply.result.ok) { e.target.disabled = false; e.target.title = JSON.stringify(reply); }
       });
-    } }, "Confirm");
+    } }, label);
   }
+  const ALERT_ACTIONS = {
+    award_unconfirmed: (r, a) => commandButton(r.table, { type: "confirm_award", seat: a.seat }, "Confirm", "confirm-award"),
+    game_ended: (r) => commandButton(r.table, { type: "start_game" }, "Start a new game", "start-game"),
+  };
 
   // The rotation window (game-rules 2A.4): the time left before the window rule would end
   // the game unless another player banks; amber from the server's warn_from, red ended.

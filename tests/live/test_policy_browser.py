@@ -63,3 +63,32 @@ def test_the_offer_step_notice_badge_and_the_floors_window(daphne, policy_table,
     assert RotationLogEntry.objects.filter(table=policy_table, action="decline").count() == before + 3
     expect(floor.locator(f"a.tile[data-table='{policy_table.pk}'] .alerts")).to_contain_text("no player-dealer")
     assert not tablet.errors and not floor.errors
+
+
+@pytest.fixture
+def ended_table(transactional_db, dealer):
+    """Ann banked alone for 45 minutes under the policy: her next round ended the game."""
+    table = make_table(seats=6, rotation_policy=POLICY)
+    start = timezone.now() - timedelta(minutes=45)
+    steps = [(0, [{"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"},
+                  {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *quick_round(2)]),
+             (44, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 1000}])]
+    for minute, commands in steps:
+        for command in commands:
+            assert command_execute(table_id=table.pk, command=command, actor="test", at=start + timedelta(minutes=minute)).ok
+    table.refresh_from_db()
+    assert table.state["clock"]["ended"], "the window rule ended the game"
+    return table
+
+
+def test_a_supervisor_starts_a_new_game_from_the_floors_alert(daphne, ended_table, browsers):  # noqa: F811
+    floor = log_in(browsers(), daphne.url, "/floor/")
+    tile = floor.locator(f"a.tile[data-table='{ended_table.pk}']")
+    expect(tile.locator(".fact.window")).to_have_class("fact window ended")
+    floor.locator(f"#alert-list li.game_ended[data-table='{ended_table.pk}'] button.start-game").click()
+    expect(tile.locator(".alert.game_ended")).to_have_count(0)
+    ended_table.refresh_from_db()
+    assert not ended_table.state["clock"]["ended"]
+    entry = RotationLogEntry.objects.filter(table=ended_table, action="game_started").get()
+    assert entry.reason, "the start is recorded with its reason"
+    assert not floor.errors
