@@ -6,7 +6,8 @@ Audiences:
   deals the hands and enters them at the showdown).
 * LIVE, the read-only live view, and whoever asks without being allowed to drive: the
   board as revealed; hole cards at the showdown only, of the hands the showdown turns
-  over (the player-dealer's, every player who did not fold, a folded player with Trips:
+  over (the player-dealer's, every player who did not fold, a folded player with Trips,
+  Pairs or the progressive:
   rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
 * The floor's rows carry no card at all (tables.selectors.floor_rows).
 
@@ -20,6 +21,7 @@ one snapshot whatever the number and kinds of viewers.
 """
 
 from cardroom.access import Actor, can_drive
+from rounds.engine.table import SeatInRound
 
 TABLET = "tablet"
 LIVE = "live"
@@ -49,8 +51,8 @@ def hidden_cards(game: dict, audience: str) -> set[str]:
     hidden = set(rnd["pending_community"])
     phase = rnd["phase"]
     for seat in rnd["seats"].values():
-        # The hands the showdown turns over, as RoundState.showdown_seats counts them.
-        if not _hole_shown(audience, phase, turned_over=not seat["folded"] or bool(seat["trips"])):
+        # The hands the showdown turns over: the engine's rule (RoundState.showdown_seats).
+        if not _hole_shown(audience, phase, turned_over=SeatInRound(**seat).turned_over_at_showdown):
             hidden.update(seat["hole"] or ())
     if not _hole_shown(audience, phase, turned_over=True):
         hidden.update(rnd["pd_hole"] or ())

@@ -196,6 +196,12 @@ class SeatInRound:
     def owes_decision(self, street: str) -> bool:
         return not self.folded and not self.play and street not in self.checked
 
+    @property
+    def turned_over_at_showdown(self) -> bool:
+        """A hand the showdown needs: not folded, or folded with a wager still in action
+        on its cards (Trips, Pairs or the progressive; commands.md, `showdown`)."""
+        return not self.folded or bool(self.trips or self.pairs or self.progressive)
+
 
 @dataclass
 class RoundState:
@@ -223,7 +229,7 @@ class RoundState:
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
         folded player with Trips, Pairs or a progressive (commands.md, `showdown`)."""
-        return [s.seat for s in _by_seat(self) if not s.folded or s.trips or s.pairs or s.progressive]
+        return [s.seat for s in _by_seat(self) if s.turned_over_at_showdown]
 
     def known_cards(self) -> set[str]:
         cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())

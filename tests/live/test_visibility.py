@@ -31,16 +31,20 @@ PD = ["Ks", "Qd"]
 BOARD = ["Ah", "Kh", "7h", "7c", "2d"]
 
 
-def a_round(procedure: str) -> tuple[dict, list[dict]]:
+def a_round(procedure: str, pairs_at_4: bool = False) -> tuple[dict, list[dict]]:
     """(table config, commands): P-1 banks against seats 2-4, who check to the river. There
     seat 2 plays; seat 3 folds with Trips (its hand is turned over at the showdown); seat 4
-    folds with no side wager (its hand stays mucked). `procedure`: `server` shuffles,
+    folds with no side wager (its hand stays mucked), or with `pairs_at_4` a Pairs wager
+    (still in action: its hand is turned over). `procedure`: `server` shuffles,
     `shuffler` and `community_first` deal a shuffler's sequence, `entered` deals by hand."""
     config = {"dealing": procedure} if procedure in ("shuffler", "community_first") else {}
+    if pairs_at_4:
+        config["side_bets"] = {"pairs": {"paytable": "UPB-1", "min": 100, "max": 2500}}
     commands = seated_with_pd([1, 2, 3, 4], pd=1) + open_round(
-        100_000, [wager(2, 1000), wager(3, 1000, trips=500), wager(4, 1000)]
+        100_000, [wager(2, 1000), wager(3, 1000, trips=500), wager(4, 1000, **({"pairs": 100} if pairs_at_4 else {}))]
     )
     by_hand = procedure == "entered"
+    turned_over = (2, 3, 4) if pairs_at_4 else (2, 3)
     if procedure == "server":
         commands.append({"type": "deal"})
     elif not by_hand:
@@ -53,7 +57,7 @@ def a_round(procedure: str) -> tuple[dict, list[dict]]:
         decide(2, "play", 1),
         decide(3, "fold"),
         decide(4, "fold"),
-        {"type": "showdown", **({"player_dealer": PD, "hands": {"2": HOLES[2], "3": HOLES[3]}} if by_hand else {})},
+        {"type": "showdown", **({"player_dealer": PD, "hands": {str(s): HOLES[s] for s in turned_over}} if by_hand else {})},
         {"type": "settle"},
     ]
     return config, commands
@@ -92,9 +96,12 @@ def full_snapshot(game: TableGame, version: int) -> dict:
     return {"table": 1, "name": "T", "version": version, "game": state, "view": table_view(state)}
 
 
+@pytest.mark.parametrize("pairs_at_4", [False, True], ids=["fold_mucked", "fold_with_pairs"])
 @pytest.mark.parametrize("procedure", ["server", "shuffler", "community_first", "entered"])
-def test_each_audience_sees_no_card_before_its_time_in_any_phase(procedure):
-    config, commands = a_round(procedure)
+def test_each_audience_sees_no_card_before_its_time_in_any_phase(procedure, pairs_at_4):
+    """Each audience sees exactly the cards the engine says it may: a folded hand with
+    Pairs is turned over at the showdown (RoundState.showdown_seats), on the live view too."""
+    config, commands = a_round(procedure, pairs_at_4)
     game, rng = new_game(6, **config), random.Random(7)
     phases = set()
     for version, command in enumerate(commands, start=1):
@@ -215,3 +222,4 @@ def test_no_message_or_page_carries_a_card_its_viewer_may_not_see_yet():
             await communicator.disconnect()
 
     play(scenario)
+
