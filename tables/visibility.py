@@ -11,6 +11,10 @@ Audiences:
   rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
 * The floor's rows carry no card at all (tables.selectors.floor_rows).
 
+The table's third-party proposition player (game-rules 2A.5): the live view gets the seat
+and the badge the table shows, not the licence (company, expiry), which is the tablet's
+and the compliance pages'.
+
 No audience gets the board the software dealt and has not revealed yet
 (`pending_community`): with a server shuffle it is the future flop, turn and river.
 
@@ -67,10 +71,11 @@ def _mask(cards: list | None, hidden: set[str]) -> list | None:
 def snapshot_for(snapshot: dict, audience: str) -> dict:
     """`snapshot` (tables.selectors.server_snapshot) as `audience` may see it. The input is
     not changed: one snapshot is cut for several audiences."""
-    hidden = hidden_cards(snapshot["game"], audience)
-    rnd = snapshot["game"]["round"]
+    game = _tppp_for(snapshot["game"], audience)
+    hidden = hidden_cards(game, audience)
+    rnd = game["round"]
     if rnd is None:
-        return snapshot  # between rounds no card is in play
+        return {**snapshot, "game": game}  # between rounds no card is in play
     shown_round = {key: value for key, value in rnd.items() if key != "pending_community"}
     shown_round["pd_hole"] = _mask(rnd["pd_hole"], hidden)
     shown_round["seats"] = {n: {**seat, "hole": _mask(seat["hole"], hidden)} for n, seat in rnd["seats"].items()}
@@ -83,7 +88,18 @@ def snapshot_for(snapshot: dict, audience: str) -> dict:
             for seat in view["seats"]
         ],
     }
-    return {**snapshot, "game": {**snapshot["game"], "round": shown_round}, "view": shown_view}
+    return {**snapshot, "game": {**game, "round": shown_round}, "view": shown_view}
+
+
+# What the live view may know of the table's TPPP: the badge shown at the seat.
+_TPPP_SHOWN_LIVE = ("seat", "player", "badge")
+
+
+def _tppp_for(game: dict, audience: str) -> dict:
+    tppp = game.get("tppp")
+    if audience == TABLET or not tppp:
+        return game
+    return {**game, "tppp": {key: tppp[key] for key in _TPPP_SHOWN_LIVE}}
 
 
 def event_for(message: dict, audience: str) -> dict:

@@ -223,3 +223,24 @@ def test_no_message_or_page_carries_a_card_its_viewer_may_not_see_yet():
 
     play(scenario)
 
+
+@pytest.mark.parametrize("between_rounds", [True, False])
+def test_the_live_view_shows_the_tppp_badge_but_not_the_licence(between_rounds):
+    """game-rules 2A.5: the table shows the TPPP's badge; the licence's company and expiry
+    are for the dealer's tablet (and the compliance pages), not the read-only live view."""
+    tppp = {"badge": "TPPP-0042", "company": "Acme Gaming Services", "expires": "2027-01-31"}
+    game = new_game(6)
+    for command in [
+        {"type": "sit", "seat": 1, "player": "P-1"},
+        {"type": "sit", "seat": 2, "player": "T-1", "tppp": tppp, "at": "2026-11-23T20:00:00-08:00"},
+        {"type": "offer_bank", "seat": 1},
+        {"type": "accept_bank", "seat": 1},
+        *([] if between_rounds else [{"type": "open_round", "bank": 10_000}]),
+    ]:
+        game, _, _ = game.apply(command)
+    whole = full_snapshot(game, 1)
+    live = json.dumps(snapshot_for(whole, LIVE))
+    assert snapshot_for(whole, LIVE)["game"]["tppp"] == {"seat": 2, "player": "T-1", "badge": "TPPP-0042"}
+    assert "Acme Gaming Services" not in live and "2027-01-31" not in live
+    assert snapshot_for(whole, TABLET)["game"]["tppp"]["company"] == "Acme Gaming Services"
+    assert whole["game"]["tppp"]["company"] == "Acme Gaming Services"  # the input is not changed
