@@ -15,6 +15,10 @@ The table's third-party proposition player (game-rules 2A.5): the live view gets
 and the badge the table shows, not the licence (company, expiry), which is the tablet's
 and the compliance pages'.
 
+A settlement (the showdown's preview, the showdown's and settle's answers) names each
+seat's hand; the live view gets the hands of the seats the showdown turns over (its
+`shown`), not the category of a mucked hand.
+
 No audience gets the board the software dealt and has not revealed yet
 (`pending_community`): with a server shuffle it is the future flop, turn and river.
 
@@ -82,6 +86,7 @@ def snapshot_for(snapshot: dict, audience: str) -> dict:
     view = snapshot["view"]
     shown_view = {
         **view,
+        "settlement_preview": _settlement_for(view["settlement_preview"], audience),
         "used_cards": [c for c in view["used_cards"] if c not in hidden],
         "seats": [
             {**seat, "wager": {**seat["wager"], "hole": _mask(seat["wager"]["hole"], hidden)}} if seat["wager"] else seat
@@ -102,9 +107,18 @@ def _tppp_for(game: dict, audience: str) -> dict:
     return {**game, "tppp": {key: tppp[key] for key in _TPPP_SHOWN_LIVE}}
 
 
+def _settlement_for(settlement: dict | None, audience: str) -> dict | None:
+    """A settlement as `audience` may see it: a mucked hand's category stays mucked."""
+    if not settlement or audience == TABLET:
+        return settlement
+    # An answer stored before `shown` was recorded: the hands of the seats that did not fold.
+    shown = set(settlement.get("shown") or (s["seat"] for s in settlement["seats"] if not s.get("folded")))
+    return {**settlement, "seats": [s if s["seat"] in shown else {**s, "hand": None} for s in settlement["seats"]]}
+
+
 def event_for(message: dict, audience: str) -> dict:
     """A table event (tables.events.TableChanged, as the group received it) as `audience`
-    may see it: its snapshot, and the hands in a `deal` result."""
+    may see it: its snapshot, the hands in a `deal` result, and a settlement's mucked hands."""
     snapshot = message["snapshot"]
     result = message["result"]
     if message["command_type"] == "deal" and result.get("ok"):
@@ -114,6 +128,8 @@ def event_for(message: dict, audience: str) -> dict:
             "hands": {seat: _mask(cards, hidden) for seat, cards in result.get("hands", {}).items()},
             "player_dealer": _mask(result.get("player_dealer"), hidden),
         }
+    if message["command_type"] in ("showdown", "settle") and result.get("ok"):
+        result = _settlement_for(result, audience)
     return {
         "type": "event",
         "seq": message["seq"],

@@ -962,9 +962,15 @@ def fee_refunds(fees, settlement: Settlement) -> list:
 def _settlement_result(
     rnd: RoundState, settlement: Settlement, refunds: list[FeeLine], game: TableGame, awards: list[FundLine], after: Fund | None
 ) -> dict:
-    """What showdown (the preview) and settle answer: the settlement, its fee refunds and,
-    with a progressive, its awards and the meter after them."""
-    result = {**settlement.as_dict(rnd.number), "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds]}
+    """What showdown (the preview) and settle answer: the settlement, its fee refunds, the
+    seats whose hands the showdown turns over (`shown`: the others' hands stay mucked for
+    whoever may not see them, tables.visibility) and, with a progressive, its awards and
+    the meter after them."""
+    result = {
+        **settlement.as_dict(rnd.number),
+        "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds],
+        "shown": rnd.showdown_seats(),
+    }
     progressive = game.config.side_bets.progressive
     if progressive is not None:
         result["progressive"] = sidebets.award_dicts(awards)

@@ -244,3 +244,30 @@ def test_the_live_view_shows_the_tppp_badge_but_not_the_licence(between_rounds):
     assert "Acme Gaming Services" not in live and "2027-01-31" not in live
     assert snapshot_for(whole, TABLET)["game"]["tppp"]["company"] == "Acme Gaming Services"
     assert whole["game"]["tppp"]["company"] == "Acme Gaming Services"  # the input is not changed
+
+
+@pytest.mark.parametrize("procedure", ["server", "entered"])
+def test_the_live_view_never_learns_what_a_mucked_hand_was(procedure):
+    """Seat 4 folds with no side wager: its hand stays mucked. The settlement (the showdown's
+    preview, the showdown's and settle's answers) names its hand's category to the tablet
+    only; seat 3 (folded with Trips) and seat 2 are turned over for everyone."""
+    config, commands = a_round(procedure)
+    game, rng = new_game(6, **config), random.Random(7)
+    settlements = {TABLET: [], LIVE: []}
+    for version, command in enumerate(commands, start=1):
+        game, result, _ = game.apply(command, rng=rng)
+        whole = full_snapshot(game, version)
+        message = {"seq": version, "command_type": command["type"], "result": result, "snapshot": whole}
+        for audience in AUDIENCES:
+            event = event_for(message, audience)
+            if command["type"] in ("showdown", "settle"):
+                settlements[audience].append(event["result"])
+            if event["snapshot"]["view"]["settlement_preview"]:
+                settlements[audience].append(event["snapshot"]["view"]["settlement_preview"])
+    assert len(settlements[LIVE]) == 3  # the showdown's answer, its preview, settle's answer
+    for settlement in settlements[LIVE]:
+        hands = {s["seat"]: s["hand"] for s in settlement["seats"]}
+        assert hands[4] is None and hands[2] and hands[3], hands
+    for settlement in settlements[TABLET]:
+        hands = {s["seat"]: s["hand"] for s in settlement["seats"]}
+        assert all(hands[s] for s in (2, 3)) and (hands[4] is not None) == (procedure == "server")
