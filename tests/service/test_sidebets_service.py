@@ -137,8 +137,10 @@ def test_the_floor_alerts_on_a_meter_below_its_seed_and_on_owed_awards():
         {"type": "settle"},
     )
     (row,) = floor_rows([table.pk])
-    kinds = {a["kind"] for a in row["alerts"]}
-    assert {"meter_below_seed", "award_owed"} <= kinds
+    texts = {a["kind"]: a["text"] for a in row["alerts"]}
+    # The floor speaks in dollars, as the supervisor reads the meter.
+    assert texts["meter_below_seed"] == "Meter UTH-PROG-1 below its seed ($0.00, seed $5,000.00)"
+    assert texts["award_owed"] == "Meter UTH-PROG-1: $92.00 of awards owed to players"
     assert JackpotMeter.objects.get(name="UTH-PROG-1").owed == 10000 - 800
     assert posted_rules(table.state["config"])["side_bets"]["progressive"]["wager"] == 100
 
