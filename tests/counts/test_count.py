@@ -11,7 +11,7 @@ from django.utils import timezone
 from cardroom.access import Actor
 from collections_fees import counts
 from collections_fees.counts import CountError
-from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, CountSignature, DropCount, ShiftClose
+from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, CountSignature, DropCount, ShiftClose, VarianceApproval
 from collections_fees.selectors import Filters, daily_totals
 
 from .play import DAY, count_shift, person, pieces, sign_and_close
@@ -113,6 +113,12 @@ def test_a_variance_above_the_threshold_needs_an_explanation_and_above_escalatio
         counts.variance_approve(count_id=big.pk, actor=day.supervisor)
     assert not_a_manager.value.code == "not_authorized"
     counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
+    # Nothing else to approve: a variance within the escalation threshold, one approved already.
+    for needs_none in (BoxCount.objects.get(box_id=small), big):
+        with pytest.raises(CountError) as refused:
+            counts.variance_approve(count_id=needs_none.pk, actor=day.manager)
+        assert refused.value.code == "wrong_state"
+    assert VarianceApproval.objects.count() == 1
     for counter in day.counters:
         counts.count_sign(sheet_id=sheet.pk, actor=counter)
     assert counts.sheet_is_complete(sheet)
