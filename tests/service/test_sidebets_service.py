@@ -15,10 +15,12 @@ from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Wager
 from tables.integrity import verify_meter
+from tables.models import Table
 from tables.selectors import floor_rows, posted_rules, server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok
+from tests.service.test_access import assign, person
 from tests.service.test_replay import replay
 
 D_TABLE = {"name": "UTH-D", "seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}
@@ -107,10 +109,15 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
     (row,) = floor_rows([table.pk])
     assert [a["seat"] for a in row["alerts"] if a["kind"] == "award_unconfirmed"] == [2]
     assert row["meter"] == {"name": "UTH-PROG-1", "meter": 1000080, "reserve": 600020}
-    dealer = Actor(name="dealer", role="dealer", user_id=None)
+    # The table's own dealer (assigned: may drive it) cannot confirm, even naming a supervisor.
+    dealer, sam = person("dan", "dealer"), person("sam", "supervisor")
+    assign(dealer, table, sam)
+    version = Table.objects.get(pk=table.pk).version
+    for confirm_as_dealer in ({"type": "confirm_award", "seat": 2}, {"type": "confirm_award", "seat": 2, "approved_by": "sam"}):
+        refused = command_execute(table_id=table.pk, command=confirm_as_dealer, actor=Actor.of(dealer)).result
+        assert refused["error"]["code"] == "not_authorized"
+    assert Table.objects.get(pk=table.pk).version == version
     confirm = {"type": "confirm_award", "seat": 2}
-    refused = command_execute(table_id=table.pk, command=confirm, actor=dealer).result
-    assert refused["error"]["code"] == "not_authorized"
     supervisor = Actor(name="sup", role="supervisor", user_id=None)
     confirmed = command_execute(table_id=table.pk, command=confirm, actor=supervisor).result
     assert confirmed["ok"] and confirmed["award"]["approved_by"] == "sup"
