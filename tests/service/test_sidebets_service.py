@@ -9,11 +9,13 @@ import threading
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
 
 from cardroom.access import Actor
 from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Wager
+from tables.events import _send_changed
 from tables.integrity import verify_meter
 from tables.models import Table
 from tables.selectors import floor_rows, posted_rules, server_snapshot
@@ -286,3 +288,32 @@ def test_a_signed_checkpoint_catches_a_meter_chain_rewound_on_the_meter_row():
     meter.refresh_from_db()
     (problem,) = verify_meter(meter)
     assert "rows after seq 3 were removed" in str(problem)
+
+
+@pytest.mark.django_db
+def test_a_contribution_refreshes_the_other_tables_on_its_meter_after_it_lets_go_of_the_locks(
+    django_capture_on_commit_callbacks, monkeypatch
+):
+    """Two tables share a meter: a contribution at one moves the meter the other's floor row
+    shows, so that row follows, once committed. Finding the linked tables scans every
+    table's configuration: not while the command holds its table and the shared meter."""
+    config = {"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}
+    here, there = (table_create(name=name, config=config, created_by="test") for name in ("A", "B"))
+    table_create(name="C", config={"seats": 6}, created_by="test")  # not on the meter
+    run_ok(
+        here,
+        *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 1000}, {"type": "wager", "seat": 2, "ante": 100, "progressive": True},
+    )
+    changed = []
+    monkeypatch.setattr("tables.events.publisher.changed", changed.append)
+    with django_capture_on_commit_callbacks() as callbacks, CaptureQueriesContext(connection) as in_transaction:
+        run_ok(here, {"type": "no_more_bets"})
+    scans = [q["sql"] for q in in_transaction.captured_queries if 'FROM "tables_table"' in q["sql"] and "side_bets" in q["sql"]]
+    assert scans == []
+    assert changed == []  # nothing before the commit
+    for callback in callbacks:
+        if getattr(callback, "func", None) is not _send_changed:  # the table's own event needs no channel here
+            callback()
+    assert changed == [there.pk]
