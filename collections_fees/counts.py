@@ -41,6 +41,7 @@ from django.utils import timezone
 from cardroom.access import Actor
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
+from rounds.engine.errors import CodedError
 
 from .models import (
     BOX_SLOTS,
@@ -72,15 +73,10 @@ MANAGERS = ("manager",)
 REOPEN_REQUESTERS = ("supervisor", "manager", "count_team")
 
 
-class CountError(Exception):
+class CountError(CodedError):
     """A refused count action: a stable code and a sentence. Nothing was written."""
 
-    def __init__(self, code: str, message: str):
-        if code not in COUNT_ERROR_CODES:
-            raise ValueError(f"unknown count error code {code!r}")
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+    codes = COUNT_ERROR_CODES
 
 
 def _audit(actor: Actor, step: str, *, summary: str, table_id: int | None = None, detail: dict | None = None):

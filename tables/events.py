@@ -27,6 +27,7 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
+from .models import Table
 from .selectors import floor_rows, forget_whole_floor, server_snapshot
 
 logger = logging.getLogger(__name__)
@@ -120,6 +121,19 @@ def floor_row_changed_on_commit(table_id: int) -> None:
     """A table changed outside its command stream (opened, closed, configured): its
     floor row follows once the change is committed."""
     transaction.on_commit(partial(publisher.changed, table_id))
+
+
+def meter_tables_changed_on_commit(meter_name: str, *, besides: int) -> None:
+    """A shared progressive meter moved: the floor rows of the other tables linked to it
+    follow once committed. The tables are looked up then, not while the command holds
+    its table's and the meter's locks (a scan of every table's configuration)."""
+    transaction.on_commit(partial(_meter_tables_changed, meter_name, besides))
+
+
+def _meter_tables_changed(meter_name: str, besides: int) -> None:
+    linked = Table.objects.filter(state__config__side_bets__progressive__meter__name=meter_name).exclude(pk=besides)
+    for table_id in linked.values_list("pk", flat=True):
+        publisher.changed(table_id)
 
 
 def floor_alert_changed(table_id: int) -> None:

@@ -18,6 +18,7 @@ from cardroom.gaming_day import calendar
 from collections_fees import jackpot
 from collections_fees.counts import boxes_now
 from collections_fees.models import CollectionEntry, JackpotMeter
+from collections_fees.templatetags.compliance import dollars
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
 from rounds.engine.sidebets import awaiting_confirmation
@@ -469,9 +470,9 @@ def _meter_alerts(game: TableGame, meter, preview: dict | None) -> list[dict]:
         return alerts
     seed = game.config.side_bets.progressive.seed
     if meter.meter < seed:
-        alerts.append({"kind": "meter_below_seed", "text": f"Meter {meter.name} below its seed ({meter.meter} < {seed} cents)"})
+        alerts.append({"kind": "meter_below_seed", "text": f"Meter {meter.name} below its seed ({dollars(meter.meter)}, seed {dollars(seed)})"})
     if meter.owed:
-        alerts.append({"kind": "award_owed", "text": f"Meter {meter.name}: {meter.owed} cents of awards owed to players"})
+        alerts.append({"kind": "award_owed", "text": f"Meter {meter.name}: {dollars(meter.owed)} of awards owed to players"})
     return alerts
 
 

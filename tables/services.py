@@ -30,7 +30,7 @@ from rounds.engine.table import TableGame
 from rounds.models import Round
 
 from . import checkpoints, events, presence, recording
-from .events import floor_row_changed_on_commit, publish_on_commit
+from .events import floor_row_changed_on_commit, meter_tables_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
 from .selectors import table_snapshot
 from .visibility import TABLET
@@ -314,8 +314,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
         publish_on_commit(table=table, command_type=event.command_type, result=result)
         if meter is not None and any(isinstance(r, JackpotMoved) for r in records):
             # The floor shows the meter on every table linked to it: their rows follow.
-            for linked in Table.objects.filter(state__config__side_bets__progressive__meter__name=meter.name).exclude(pk=table.pk).values_list("pk", flat=True):
-                floor_row_changed_on_commit(linked)
+            meter_tables_changed_on_commit(meter.name, besides=table.pk)
         return CommandOutcome(result, table.version)
 
 

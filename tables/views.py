@@ -16,7 +16,8 @@ from cardroom.access import (
     can_drive,
     can_view_table,
     page_for,
-    tables_assigned_now,
+    tables_drivable,
+    tables_viewable,
 )
 
 from . import presence
@@ -34,10 +35,8 @@ def home(request):
     tables = list(Table.objects.order_by("name", "pk"))
     actor = Actor.from_request(request)
     everyone = {t.pk for t in tables}
-    assigned = tables_assigned_now(actor.user_id) if actor.role == "dealer" else set()
-    drivable = everyone if actor.role == "supervisor" else assigned
-    viewable = everyone if actor.role in READERS else assigned
-    return render(request, "tables/home.html", {"tables": tables, "drivable": drivable, "viewable": viewable})
+    context = {"tables": tables, "drivable": tables_drivable(actor, everyone), "viewable": tables_viewable(actor, everyone)}
+    return render(request, "tables/home.html", context)
 
 
 @page_for(*READERS)

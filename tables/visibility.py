@@ -6,9 +6,18 @@ Audiences:
   deals the hands and enters them at the showdown).
 * LIVE, the read-only live view, and whoever asks without being allowed to drive: the
   board as revealed; hole cards at the showdown only, of the hands the showdown turns
-  over (the player-dealer's, every player who did not fold, a folded player with Trips:
+  over (the player-dealer's, every player who did not fold, a folded player with Trips,
+  Pairs or the progressive:
   rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
 * The floor's rows carry no card at all (tables.selectors.floor_rows).
+
+The table's third-party proposition player (game-rules 2A.5): the live view gets the seat
+and the badge the table shows, not the licence (company, expiry), which is the tablet's
+and the compliance pages'.
+
+A settlement (the showdown's preview, the showdown's and settle's answers) names each
+seat's hand; the live view gets the hands of the seats the showdown turns over (its
+`shown`), not the category of a mucked hand.
 
 No audience gets the board the software dealt and has not revealed yet
 (`pending_community`): with a server shuffle it is the future flop, turn and river.
@@ -20,6 +29,7 @@ one snapshot whatever the number and kinds of viewers.
 """
 
 from cardroom.access import Actor, can_drive
+from rounds.engine.table import SeatInRound
 
 TABLET = "tablet"
 LIVE = "live"
@@ -49,8 +59,8 @@ def hidden_cards(game: dict, audience: str) -> set[str]:
     hidden = set(rnd["pending_community"])
     phase = rnd["phase"]
     for seat in rnd["seats"].values():
-        # The hands the showdown turns over, as RoundState.showdown_seats counts them.
-        if not _hole_shown(audience, phase, turned_over=not seat["folded"] or bool(seat["trips"])):
+        # The hands the showdown turns over: the engine's rule (RoundState.showdown_seats).
+        if not _hole_shown(audience, phase, turned_over=SeatInRound(**seat).turned_over_at_showdown):
             hidden.update(seat["hole"] or ())
     if not _hole_shown(audience, phase, turned_over=True):
         hidden.update(rnd["pd_hole"] or ())
@@ -65,28 +75,50 @@ def _mask(cards: list | None, hidden: set[str]) -> list | None:
 def snapshot_for(snapshot: dict, audience: str) -> dict:
     """`snapshot` (tables.selectors.server_snapshot) as `audience` may see it. The input is
     not changed: one snapshot is cut for several audiences."""
-    hidden = hidden_cards(snapshot["game"], audience)
-    rnd = snapshot["game"]["round"]
+    game = _tppp_for(snapshot["game"], audience)
+    hidden = hidden_cards(game, audience)
+    rnd = game["round"]
     if rnd is None:
-        return snapshot  # between rounds no card is in play
+        return {**snapshot, "game": game}  # between rounds no card is in play
     shown_round = {key: value for key, value in rnd.items() if key != "pending_community"}
     shown_round["pd_hole"] = _mask(rnd["pd_hole"], hidden)
     shown_round["seats"] = {n: {**seat, "hole": _mask(seat["hole"], hidden)} for n, seat in rnd["seats"].items()}
     view = snapshot["view"]
     shown_view = {
         **view,
+        "settlement_preview": _settlement_for(view["settlement_preview"], audience),
         "used_cards": [c for c in view["used_cards"] if c not in hidden],
         "seats": [
             {**seat, "wager": {**seat["wager"], "hole": _mask(seat["wager"]["hole"], hidden)}} if seat["wager"] else seat
             for seat in view["seats"]
         ],
     }
-    return {**snapshot, "game": {**snapshot["game"], "round": shown_round}, "view": shown_view}
+    return {**snapshot, "game": {**game, "round": shown_round}, "view": shown_view}
+
+
+# What the live view may know of the table's TPPP: the badge shown at the seat.
+_TPPP_SHOWN_LIVE = ("seat", "player", "badge")
+
+
+def _tppp_for(game: dict, audience: str) -> dict:
+    tppp = game.get("tppp")
+    if audience == TABLET or not tppp:
+        return game
+    return {**game, "tppp": {key: tppp[key] for key in _TPPP_SHOWN_LIVE}}
+
+
+def _settlement_for(settlement: dict | None, audience: str) -> dict | None:
+    """A settlement as `audience` may see it: a mucked hand's category stays mucked."""
+    if not settlement or audience == TABLET:
+        return settlement
+    # An answer stored before `shown` was recorded: the hands of the seats that did not fold.
+    shown = set(settlement.get("shown") or (s["seat"] for s in settlement["seats"] if not s.get("folded")))
+    return {**settlement, "seats": [s if s["seat"] in shown else {**s, "hand": None} for s in settlement["seats"]]}
 
 
 def event_for(message: dict, audience: str) -> dict:
     """A table event (tables.events.TableChanged, as the group received it) as `audience`
-    may see it: its snapshot, and the hands in a `deal` result."""
+    may see it: its snapshot, the hands in a `deal` result, and a settlement's mucked hands."""
     snapshot = message["snapshot"]
     result = message["result"]
     if message["command_type"] == "deal" and result.get("ok"):
@@ -96,6 +128,8 @@ def event_for(message: dict, audience: str) -> dict:
             "hands": {seat: _mask(cards, hidden) for seat, cards in result.get("hands", {}).items()},
             "player_dealer": _mask(result.get("player_dealer"), hidden),
         }
+    if message["command_type"] in ("showdown", "settle") and result.get("ok"):
+        result = _settlement_for(result, audience)
     return {
         "type": "event",
         "seq": message["seq"],

@@ -17,15 +17,25 @@ ERROR_CODES = frozenset(
 )
 
 
-class CommandError(Exception):
-    """A command was refused. Nothing it touched may have changed."""
+class CodedError(Exception):
+    """A refusal: a stable code, one of the subclass's `codes`, and a human message. The
+    engine's and the service's commands refuse with CommandError; other services (the drop
+    count, collections_fees.counts.CountError) with their own codes."""
+
+    codes: frozenset[str] = frozenset()
 
     def __init__(self, code: str, message: str):
-        if code not in ERROR_CODES:
-            raise ValueError(f"unknown error code {code!r}")
+        if code not in self.codes:
+            raise ValueError(f"unknown {type(self).__name__} code {code!r}")
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
 
     def as_result(self) -> dict:
         return {"ok": False, "error": {"code": self.code, "message": self.message}}
+
+
+class CommandError(CodedError):
+    """A command was refused. Nothing it touched may have changed."""
+
+    codes = ERROR_CODES

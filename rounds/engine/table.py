@@ -196,6 +196,12 @@ class SeatInRound:
     def owes_decision(self, street: str) -> bool:
         return not self.folded and not self.play and street not in self.checked
 
+    @property
+    def turned_over_at_showdown(self) -> bool:
+        """A hand the showdown needs: not folded, or folded with a wager still in action
+        on its cards (Trips, Pairs or the progressive; commands.md, `showdown`)."""
+        return not self.folded or bool(self.trips or self.pairs or self.progressive)
+
 
 @dataclass
 class RoundState:
@@ -223,7 +229,7 @@ class RoundState:
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
         folded player with Trips, Pairs or a progressive (commands.md, `showdown`)."""
-        return [s.seat for s in _by_seat(self) if not s.folded or s.trips or s.pairs or s.progressive]
+        return [s.seat for s in _by_seat(self) if s.turned_over_at_showdown]
 
     def known_cards(self) -> set[str]:
         cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())
@@ -956,9 +962,15 @@ def fee_refunds(fees, settlement: Settlement) -> list:
 def _settlement_result(
     rnd: RoundState, settlement: Settlement, refunds: list[FeeLine], game: TableGame, awards: list[FundLine], after: Fund | None
 ) -> dict:
-    """What showdown (the preview) and settle answer: the settlement, its fee refunds and,
-    with a progressive, its awards and the meter after them."""
-    result = {**settlement.as_dict(rnd.number), "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds]}
+    """What showdown (the preview) and settle answer: the settlement, its fee refunds, the
+    seats whose hands the showdown turns over (`shown`: the others' hands stay mucked for
+    whoever may not see them, tables.visibility) and, with a progressive, its awards and
+    the meter after them."""
+    result = {
+        **settlement.as_dict(rnd.number),
+        "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds],
+        "shown": rnd.showdown_seats(),
+    }
     progressive = game.config.side_bets.progressive
     if progressive is not None:
         result["progressive"] = sidebets.award_dicts(awards)

@@ -8,9 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from cardroom.access import Actor
 from collections_fees import counts
 from collections_fees.counts import CountError
-from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, DropCount, ShiftClose
+from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, CountSignature, DropCount, ShiftClose, VarianceApproval
 from collections_fees.selectors import Filters, daily_totals
 
 from .play import DAY, count_shift, person, pieces, sign_and_close
@@ -61,6 +62,17 @@ def test_one_person_cannot_complete_a_count(day):
     assert not ShiftClose.objects.exists()
 
 
+def test_a_count_is_signed_from_a_persons_own_account_only(day):
+    """A signature names the counter's own account (4 CCR 12385): a count-team actor with
+    no account (a process, a shared login's name) cannot sign, and nothing is recorded."""
+    sheet = count_shift(day, "day")
+    nobody = Actor(name=day.counters[0].name, role="count_team", user_id=None)
+    with pytest.raises(CountError) as refused:
+        counts.count_sign(sheet_id=sheet.pk, actor=nobody)
+    assert refused.value.code == "not_authorized"
+    assert not CountSignature.objects.filter(sheet=sheet).exists()
+
+
 def test_a_recount_after_a_signature_needs_both_signatures_again(day):
     sheet = count_shift(day, "swing")
     for counter in day.counters:
@@ -101,6 +113,12 @@ def test_a_variance_above_the_threshold_needs_an_explanation_and_above_escalatio
         counts.variance_approve(count_id=big.pk, actor=day.supervisor)
     assert not_a_manager.value.code == "not_authorized"
     counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
+    # Nothing else to approve: a variance within the escalation threshold, one approved already.
+    for needs_none in (BoxCount.objects.get(box_id=small), big):
+        with pytest.raises(CountError) as refused:
+            counts.variance_approve(count_id=needs_none.pk, actor=day.manager)
+        assert refused.value.code == "wrong_state"
+    assert VarianceApproval.objects.count() == 1
     for counter in day.counters:
         counts.count_sign(sheet_id=sheet.pk, actor=counter)
     assert counts.sheet_is_complete(sheet)

@@ -140,6 +140,20 @@ def test_an_expired_licence_cannot_sit_as_tppp_on_the_cardroom_date():
     refuse(game, {"type": "sit", "seat": 1, "player": "T-1", "tppp": TPPP}, "invalid_command")  # no time to check against
 
 
+def test_a_tppp_seat_needs_the_whole_licence_badge_company_and_expiry():
+    """2A.2: a TPPP is seated with badge, company and expiry, each recorded; a licence
+    missing one of them, or with a field the record does not keep, is refused."""
+    game = new_game(6)
+    for licence in (
+        {"badge": TPPP["badge"], "expires": TPPP["expires"]},
+        {"badge": TPPP["badge"], "company": TPPP["company"]},
+        {"company": TPPP["company"], "expires": TPPP["expires"]},
+        {**TPPP, "licence_note": "pending renewal"},
+        {**TPPP, "company": "   "},
+    ):
+        refuse(game, {"type": "sit", "seat": 1, "player": "T-1", "tppp": licence, "at": at(0)}, "invalid_command")
+
+
 def test_a_tppp_banks_one_round_at_a_time_and_carries_the_badge():
     t = seated([1, 2])
     t.do({"type": "sit", "seat": 3, "player": "T-3", "tppp": TPPP})

@@ -31,16 +31,20 @@ PD = ["Ks", "Qd"]
 BOARD = ["Ah", "Kh", "7h", "7c", "2d"]
 
 
-def a_round(procedure: str) -> tuple[dict, list[dict]]:
+def a_round(procedure: str, pairs_at_4: bool = False) -> tuple[dict, list[dict]]:
     """(table config, commands): P-1 banks against seats 2-4, who check to the river. There
     seat 2 plays; seat 3 folds with Trips (its hand is turned over at the showdown); seat 4
-    folds with no side wager (its hand stays mucked). `procedure`: `server` shuffles,
+    folds with no side wager (its hand stays mucked), or with `pairs_at_4` a Pairs wager
+    (still in action: its hand is turned over). `procedure`: `server` shuffles,
     `shuffler` and `community_first` deal a shuffler's sequence, `entered` deals by hand."""
     config = {"dealing": procedure} if procedure in ("shuffler", "community_first") else {}
+    if pairs_at_4:
+        config["side_bets"] = {"pairs": {"paytable": "UPB-1", "min": 100, "max": 2500}}
     commands = seated_with_pd([1, 2, 3, 4], pd=1) + open_round(
-        100_000, [wager(2, 1000), wager(3, 1000, trips=500), wager(4, 1000)]
+        100_000, [wager(2, 1000), wager(3, 1000, trips=500), wager(4, 1000, **({"pairs": 100} if pairs_at_4 else {}))]
     )
     by_hand = procedure == "entered"
+    turned_over = (2, 3, 4) if pairs_at_4 else (2, 3)
     if procedure == "server":
         commands.append({"type": "deal"})
     elif not by_hand:
@@ -53,7 +57,7 @@ def a_round(procedure: str) -> tuple[dict, list[dict]]:
         decide(2, "play", 1),
         decide(3, "fold"),
         decide(4, "fold"),
-        {"type": "showdown", **({"player_dealer": PD, "hands": {"2": HOLES[2], "3": HOLES[3]}} if by_hand else {})},
+        {"type": "showdown", **({"player_dealer": PD, "hands": {str(s): HOLES[s] for s in turned_over}} if by_hand else {})},
         {"type": "settle"},
     ]
     return config, commands
@@ -92,9 +96,12 @@ def full_snapshot(game: TableGame, version: int) -> dict:
     return {"table": 1, "name": "T", "version": version, "game": state, "view": table_view(state)}
 
 
+@pytest.mark.parametrize("pairs_at_4", [False, True], ids=["fold_mucked", "fold_with_pairs"])
 @pytest.mark.parametrize("procedure", ["server", "shuffler", "community_first", "entered"])
-def test_each_audience_sees_no_card_before_its_time_in_any_phase(procedure):
-    config, commands = a_round(procedure)
+def test_each_audience_sees_no_card_before_its_time_in_any_phase(procedure, pairs_at_4):
+    """Each audience sees exactly the cards the engine says it may: a folded hand with
+    Pairs is turned over at the showdown (RoundState.showdown_seats), on the live view too."""
+    config, commands = a_round(procedure, pairs_at_4)
     game, rng = new_game(6, **config), random.Random(7)
     phases = set()
     for version, command in enumerate(commands, start=1):
@@ -215,3 +222,52 @@ def test_no_message_or_page_carries_a_card_its_viewer_may_not_see_yet():
             await communicator.disconnect()
 
     play(scenario)
+
+
+@pytest.mark.parametrize("between_rounds", [True, False])
+def test_the_live_view_shows_the_tppp_badge_but_not_the_licence(between_rounds):
+    """game-rules 2A.5: the table shows the TPPP's badge; the licence's company and expiry
+    are for the dealer's tablet (and the compliance pages), not the read-only live view."""
+    tppp = {"badge": "TPPP-0042", "company": "Acme Gaming Services", "expires": "2027-01-31"}
+    game = new_game(6)
+    for command in [
+        {"type": "sit", "seat": 1, "player": "P-1"},
+        {"type": "sit", "seat": 2, "player": "T-1", "tppp": tppp, "at": "2026-11-23T20:00:00-08:00"},
+        {"type": "offer_bank", "seat": 1},
+        {"type": "accept_bank", "seat": 1},
+        *([] if between_rounds else [{"type": "open_round", "bank": 10_000}]),
+    ]:
+        game, _, _ = game.apply(command)
+    whole = full_snapshot(game, 1)
+    live = json.dumps(snapshot_for(whole, LIVE))
+    assert snapshot_for(whole, LIVE)["game"]["tppp"] == {"seat": 2, "player": "T-1", "badge": "TPPP-0042"}
+    assert "Acme Gaming Services" not in live and "2027-01-31" not in live
+    assert snapshot_for(whole, TABLET)["game"]["tppp"]["company"] == "Acme Gaming Services"
+    assert whole["game"]["tppp"]["company"] == "Acme Gaming Services"  # the input is not changed
+
+
+@pytest.mark.parametrize("procedure", ["server", "entered"])
+def test_the_live_view_never_learns_what_a_mucked_hand_was(procedure):
+    """Seat 4 folds with no side wager: its hand stays mucked. The settlement (the showdown's
+    preview, the showdown's and settle's answers) names its hand's category to the tablet
+    only; seat 3 (folded with Trips) and seat 2 are turned over for everyone."""
+    config, commands = a_round(procedure)
+    game, rng = new_game(6, **config), random.Random(7)
+    settlements = {TABLET: [], LIVE: []}
+    for version, command in enumerate(commands, start=1):
+        game, result, _ = game.apply(command, rng=rng)
+        whole = full_snapshot(game, version)
+        message = {"seq": version, "command_type": command["type"], "result": result, "snapshot": whole}
+        for audience in AUDIENCES:
+            event = event_for(message, audience)
+            if command["type"] in ("showdown", "settle"):
+                settlements[audience].append(event["result"])
+            if event["snapshot"]["view"]["settlement_preview"]:
+                settlements[audience].append(event["snapshot"]["view"]["settlement_preview"])
+    assert len(settlements[LIVE]) == 3  # the showdown's answer, its preview, settle's answer
+    for settlement in settlements[LIVE]:
+        hands = {s["seat"]: s["hand"] for s in settlement["seats"]}
+        assert hands[4] is None and hands[2] and hands[3], hands
+    for settlement in settlements[TABLET]:
+        hands = {s["seat"]: s["hand"] for s in settlement["seats"]}
+        assert all(hands[s] for s in (2, 3)) and (hands[4] is not None) == (procedure == "server")

@@ -11,18 +11,22 @@ from django.core.management import call_command
 from django.test import Client
 from django.contrib.auth.models import Group
 from django.db import DatabaseError, connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
 
 from cardroom.access import Actor
 from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Round, Wager
 from tables.approvals import approval_decide, approval_request
+from tables.events import _send_changed
 from tables.integrity import verify_meter
+from tables.models import Table
 from tables.selectors import floor_rows, posted_rules, server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok
+from tests.service.test_access import assign, person
 from tests.service.test_replay import replay
 
 D_TABLE = {"name": "UTH-D", "seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}
@@ -111,10 +115,15 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
     (row,) = floor_rows([table.pk])
     assert [a["seat"] for a in row["alerts"] if a["kind"] == "award_unconfirmed"] == [2]
     assert row["meter"] == {"name": "UTH-PROG-1", "meter": 1000080, "reserve": 600020}
-    dealer = Actor(name="dealer", role="dealer", user_id=None)
+    # The table's own dealer (assigned: may drive it) cannot confirm, even naming a supervisor.
+    dealer, sam = person("dan", "dealer"), person("sam", "supervisor")
+    assign(dealer, table, sam)
+    version = Table.objects.get(pk=table.pk).version
+    for confirm_as_dealer in ({"type": "confirm_award", "seat": 2}, {"type": "confirm_award", "seat": 2, "approved_by": "sam"}):
+        refused = command_execute(table_id=table.pk, command=confirm_as_dealer, actor=Actor.of(dealer)).result
+        assert refused["error"]["code"] == "not_authorized"
+    assert Table.objects.get(pk=table.pk).version == version
     confirm = {"type": "confirm_award", "seat": 2}
-    refused = command_execute(table_id=table.pk, command=confirm, actor=dealer).result
-    assert refused["error"]["code"] == "not_authorized"
     supervisor = Actor(name="sup", role="supervisor", user_id=None)
     confirmed = command_execute(table_id=table.pk, command=confirm, actor=supervisor).result
     assert confirmed["ok"] and confirmed["award"]["approved_by"] == "sup"
@@ -141,8 +150,10 @@ def test_the_floor_alerts_on_a_meter_below_its_seed_and_on_owed_awards():
         {"type": "settle"},
     )
     (row,) = floor_rows([table.pk])
-    kinds = {a["kind"] for a in row["alerts"]}
-    assert {"meter_below_seed", "award_owed"} <= kinds
+    texts = {a["kind"]: a["text"] for a in row["alerts"]}
+    # The floor speaks in dollars, as the supervisor reads the meter.
+    assert texts["meter_below_seed"] == "Meter UTH-PROG-1 below its seed ($0.00, seed $5,000.00)"
+    assert texts["award_owed"] == "Meter UTH-PROG-1: $92.00 of awards owed to players"
     assert JackpotMeter.objects.get(name="UTH-PROG-1").owed == 10000 - 800
     assert posted_rules(table.state["config"])["side_bets"]["progressive"]["wager"] == 100
 
@@ -317,3 +328,32 @@ def test_a_signed_checkpoint_catches_a_meter_chain_rewound_on_the_meter_row():
     meter.refresh_from_db()
     (problem,) = verify_meter(meter)
     assert "rows after seq 3 were removed" in str(problem)
+
+
+@pytest.mark.django_db
+def test_a_contribution_refreshes_the_other_tables_on_its_meter_after_it_lets_go_of_the_locks(
+    django_capture_on_commit_callbacks, monkeypatch
+):
+    """Two tables share a meter: a contribution at one moves the meter the other's floor row
+    shows, so that row follows, once committed. Finding the linked tables scans every
+    table's configuration: not while the command holds its table and the shared meter."""
+    config = {"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}
+    here, there = (table_create(name=name, config=config, created_by="test") for name in ("A", "B"))
+    table_create(name="C", config={"seats": 6}, created_by="test")  # not on the meter
+    run_ok(
+        here,
+        *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 1000}, {"type": "wager", "seat": 2, "ante": 100, "progressive": True},
+    )
+    changed = []
+    monkeypatch.setattr("tables.events.publisher.changed", changed.append)
+    with django_capture_on_commit_callbacks() as callbacks, CaptureQueriesContext(connection) as in_transaction:
+        run_ok(here, {"type": "no_more_bets"})
+    scans = [q["sql"] for q in in_transaction.captured_queries if 'FROM "tables_table"' in q["sql"] and "side_bets" in q["sql"]]
+    assert scans == []
+    assert changed == []  # nothing before the commit
+    for callback in callbacks:
+        if getattr(callback, "func", None) is not _send_changed:  # the table's own event needs no channel here
+            callback()
+    assert changed == [there.pk]
