@@ -87,7 +87,10 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
     """A new configuration version, effective now. Between rounds only: a round always
     plays under the one configuration it opened with. A person changes an open table's
     configuration only through a second supervisor's approval (tables.approvals passes
-    `approved`); checked under the table lock, so a table opened meanwhile counts."""
+    `approved`); checked under the table lock, so a table opened meanwhile counts.
+    `config` names the keys it changes; every other key stays as the table has it (a
+    change that switches the rotation policy on keeps the fee schedule and the pay table),
+    and a key given as null goes back to its default (`"side_bets": null`: none offered)."""
     actor = _as_actor(changed_by)
     with transaction.atomic():
         table = lock_table(table_id)
@@ -98,7 +101,9 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
-        engine_config = EngineConfig.from_config({**config, "seats": table.seats})
+        if not isinstance(config, dict):
+            raise CommandError("invalid_command", "the table configuration must be an object")
+        engine_config = EngineConfig.from_config({**game.config.to_config(), **config, "seats": table.seats})
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
         table.state = game.with_config(engine_config).to_dict()

@@ -236,6 +236,22 @@ def test_configuration_changes_make_new_versions_and_rounds_keep_theirs(make_tab
     assert [r.config.version for r in Round.objects.filter(table=table).order_by("number")] == [1, 2]
 
 
+def test_a_configuration_change_keeps_every_key_it_does_not_name(make_table):
+    """A supervisor who switches the rotation policy on must not silently drop the table's
+    collection fees or pay table back to the defaults; null is how a key is removed."""
+    table = make_table(fee_schedule=FEES, paytable="UTH-02", side_bets={"pairs": {"paytable": "UPB-1"}})
+    table_configure(table_id=table.pk, config={"rotation_policy": {}}, changed_by="sup-1")
+    table.refresh_from_db()
+    config = table.state["config"]
+    assert config["paytable"] == "UTH-02" and config["fee_schedule"]["rates"] == FEES["rates"]
+    assert config["side_bets"] == {"pairs": {"paytable": "UPB-1"}} and config["rotation_policy"]["window_minutes"] == 40
+    table_configure(table_id=table.pk, config={"side_bets": None, "rotation_policy": None}, changed_by="sup-1")
+    table.refresh_from_db()
+    config = table.state["config"]
+    assert config["side_bets"] is None and config["rotation_policy"] is None and config["paytable"] == "UTH-02"
+    assert table.config.version == 3
+
+
 def test_events_are_published_only_after_commit(make_table, django_capture_on_commit_callbacks):
     table = make_table()
     with django_capture_on_commit_callbacks() as callbacks:
