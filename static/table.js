@@ -484,7 +484,8 @@
     },
     game_ended() {
       return [say("The game has ended: no player other than the TPPP banked within the rotation window. A supervisor starts a new game; then offer the bank again."),
-        button("Start a new game (supervisor)", { type: "start_game" }, "secondary")];
+        h("button", { class: "secondary start-game", onclick: () => openSupervisorDialog({ type: "start_game" }, "The rotation window ended the game.") },
+          "Supervisor starts a new game…")];
     },
     stopped(next) { return STEPS.choose_player_dealer(next); },
     choose_player_dealer(next) {
@@ -540,7 +541,8 @@
       return [say("A progressive award is a percentage of the meter: a supervisor confirms it (on the floor dashboard, or here with their own username and password) before the round settles."),
         ...next.awards.map((a) => h("div", { class: "row award", "data-seat": a.seat },
           h("span", {}, awardText(a)),
-          h("button", { class: "secondary", onclick: () => openAwardConfirm(a) }, `Supervisor confirms seat ${a.seat}…`)))];
+          h("button", { class: "secondary", onclick: () => openSupervisorDialog({ type: "confirm_award", seat: a.seat }, awardText(a)) },
+            `Supervisor confirms seat ${a.seat}…`)))];
     },
     settle() {
       const preview = view().settlement_preview;
@@ -768,30 +770,42 @@
     dialog.showModal();
   }
 
-  // --- a supervisor confirms a progressive award here ------------------------------------
-  // As a void is approved here: the supervisor types their own username and password
-  // (never the tablet's session) and the award is confirmed under their name. The tablet
-  // sees the confirmation as the table's next event. Not queued: it needs the server.
+  // --- a supervisor's own command, here ------------------------------------------------------
+  // A progressive award's confirmation and a new game after the rotation window ended it
+  // are a supervisor's own acts. As a void is approved here, a supervisor at the table types
+  // their own username and password (never the tablet's session) and the command runs under
+  // their name. The tablet sees it as the table's next event. Not queued: it needs the server.
   const awardText = (a) => `Seat ${a.seat}: ${AWARD[a.hand]} · ${money(a.award)} on the meter as it stands`;
-  function openAwardConfirm(award) {
-    const dialog = $("award-dialog");
+  const BY_SUPERVISOR = {
+    confirm_award: { go: "Confirm the award", done: "Award confirmed",
+      detail: (command, result) => `Seat ${command.seat}: confirmed by ${result.award.approved_by}.`,
+      why: "A supervisor at the table confirms this award with their own username and password; it is recorded under their name." },
+    start_game: { go: "Start a new game", done: "New game started",
+      detail: (command, result, username) => `Started by ${username}: offer the bank again.`,
+      why: "A supervisor at the table starts a new game with their own username and password; it is recorded under their name. Then offer the bank again." },
+  };
+  let supervisorCommand = null;
+  function openSupervisorDialog(command, what) {
+    const dialog = $("supervisor-dialog");
     dialog.querySelector("form").reset();
-    dialog.dataset.seat = award.seat;
-    $("award-what").textContent = awardText(award);
+    supervisorCommand = command;
+    $("supervisor-what").textContent = what;
+    $("supervisor-why").textContent = BY_SUPERVISOR[command.type].why;
+    $("supervisor-go").textContent = BY_SUPERVISOR[command.type].go;
     dialog.showModal();
   }
 
-  function confirmAwardHere(seat, username, password) {
-    postJson(`/api/tables/${page.table}/commands/confirmed-here`,
-      { command: { type: "confirm_award", seat }, approver: { username, password } })
+  function commandBySupervisorHere(command, username, password) {
+    postJson(`/api/tables/${page.table}/commands/confirmed-here`, { command, approver: { username, password } })
       .then((answer) => {
         const result = answer.result || answer; // the command's answer, or the credentials' refusal
         if (!result.ok) { showError(result.error.code, result.error.message); return; }
-        message = { kind: "info", title: "Award confirmed", detail: `Seat ${seat}: confirmed by ${result.award.approved_by}.`, after: tapCount };
+        const done = BY_SUPERVISOR[command.type];
+        message = { kind: "info", title: done.done, detail: done.detail(command, result, username), after: tapCount };
         render();
       })
       .catch(() => {
-        message = { kind: "error", title: "No connection", detail: "A supervisor's confirmation needs the server: try again when connected.", after: tapCount };
+        message = { kind: "error", title: "No connection", detail: "A supervisor's command needs the server: try again when connected.", after: tapCount };
         render();
       });
   }
@@ -885,13 +899,12 @@
       if (how === "approve-here") requestVoid(data.get("reason").trim(), data.get("username").trim(), data.get("password"));
       dialog.close();
     });
-    $("award-form").addEventListener("submit", (e) => {
-      const dialog = $("award-dialog");
+    $("supervisor-form").addEventListener("submit", (e) => {
       const data = new FormData(e.target);
-      if (e.submitter && e.submitter.value === "confirm") {
-        confirmAwardHere(Number(dialog.dataset.seat), data.get("username").trim(), data.get("password"));
+      if (e.submitter && e.submitter.value === "confirm" && supervisorCommand) {
+        commandBySupervisorHere(supervisorCommand, data.get("username").trim(), data.get("password"));
       }
-      dialog.close();
+      $("supervisor-dialog").close();
     });
     setInterval(checkVoidRequest, 2000);
   }

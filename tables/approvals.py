@@ -69,13 +69,15 @@ def _approver_login(*, table_id: int, approver, actor: Actor):
 
 
 # The commands a supervisor may send as themselves from a dealer's tablet with their own
-# credentials: the ones the command service accepts only from a supervisor's own hand.
-CONFIRMED_ON_TABLET = ("confirm_award",)
+# credentials: the ones the command service accepts only from a supervisor's own hand
+# (tables.services._approved): a progressive award's confirmation and a new game.
+CONFIRMED_ON_TABLET = ("confirm_award", "start_game")
 
 
 def command_confirmed_on_tablet(*, actor: Actor, table_id: int, command, approver, tablet_actor) -> CommandOutcome:
-    """A supervisor at the table confirms a progressive award (`confirm_award`) on the
-    dealer's tablet with their own credentials, as they approve a void there: the same
+    """A supervisor at the table confirms a progressive award (`confirm_award`) or starts a
+    new game the rotation window ended (`start_game`) on the dealer's tablet with their own
+    credentials, as they approve a void there: the same
     check and lockout per table and approver (tablet_login), then the command runs as that
     supervisor (`tablet_actor(user)`: their identity with the tablet's session and address),
     so the command service's own check that a supervisor confirms applies and the award

@@ -95,10 +95,10 @@ def test_a_supervisor_confirms_an_award_on_the_dealers_tablet_with_their_own_pas
 
     def confirm_here(password):
         tablet.click("#next button:has-text('Supervisor confirms seat 2')")
-        expect(tablet.locator("#award-what")).to_contain_text("royal flush in the first five cards")
-        tablet.fill("#award-dialog input[name=username]", "dealer")  # the supervisor (tests/live/conftest.py)
-        tablet.fill("#award-dialog input[name=password]", password)
-        tablet.click("#award-dialog button[value=confirm]")
+        expect(tablet.locator("#supervisor-what")).to_contain_text("royal flush in the first five cards")
+        tablet.fill("#supervisor-dialog input[name=username]", "dealer")  # the supervisor (tests/live/conftest.py)
+        tablet.fill("#supervisor-dialog input[name=password]", password)
+        tablet.click("#supervisor-dialog button[value=confirm]")
 
     confirm_here("wrong")
     expect(tablet.locator("#message")).to_contain_text("You are not allowed to do that.")

@@ -7,8 +7,9 @@ approver). Each check has a test here that fails without it:
 - the lockout: past the limit even the right password is refused;
 - the command service's "a supervisor confirms": a dealer's own credentials confirm nothing;
 - the tablet's person must work the table: another table's dealer gets nowhere;
-- only confirm_award runs this way: a supervisor's credentials are not a way to send the
-  table any other command as them (settle is refused here, then accepted as a command).
+- only a supervisor's own commands run this way (confirm_award, start_game): a
+  supervisor's credentials are not a way to send the table any other command as them
+  (settle is refused here, then accepted as a command).
 """
 
 import pytest
@@ -112,3 +113,36 @@ def test_a_supervisors_credentials_on_the_tablet_send_no_other_command(award):
     refused = confirm_here(table, tablet, "sam", "pw-sam", command={"type": "settle"})
     assert refused.status_code == 400 and refused.json()["error"]["code"] == "invalid_command"
     assert Round.objects.get(table=table).status == "in_progress"
+
+
+def test_a_supervisor_starts_a_new_game_on_the_dealers_tablet_with_their_own_credentials(db):
+    """start_game, the other supervisor's own command (game-rules 2A.3), goes the same way:
+    the dealer's own credentials start nothing; a supervisor's do, under their name."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tables.services import command_execute
+    from tests.engine.helpers import quick_round
+
+    table = table_create(name="W", config={"seats": 6, "rotation_policy": {}}, created_by="test")
+    start = timezone.now() - timedelta(minutes=45)
+    steps = [(0, [*({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)), {"type": "offer_bank", "seat": 1},
+                  {"type": "accept_bank", "seat": 1}, *quick_round(2)]),
+             (44, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 1000}])]
+    for minute, commands in steps:
+        for command in commands:
+            assert command_execute(table_id=table.pk, command=command, actor="test", at=start + timedelta(minutes=minute)).ok
+    sam, dan = person("sam", "supervisor"), person("dan", "dealer")
+    assign(dan, table, sam)
+    tablet = Client()
+    tablet.force_login(dan)
+    refused = confirm_here(table, tablet, "dan", "pw-dan", command={"type": "start_game"})
+    assert refused.json()["result"]["error"]["code"] == "approval_required"
+    table.refresh_from_db()
+    assert table.state["clock"]["ended"]
+    started = confirm_here(table, tablet, "sam", "pw-sam", command={"type": "start_game"})
+    assert started.status_code == 200 and started.json()["result"]["ok"]
+    table.refresh_from_db()
+    assert not table.state["clock"]["ended"]
+    assert TableEvent.objects.filter(table=table, command_type="start_game").get().command["approved_by"] == "sam"
