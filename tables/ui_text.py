@@ -27,7 +27,7 @@ ERROR_TEXT = {
     "rotation_limit": "That person has banked the limit of consecutive rounds and may not bank now.",
     "not_offered": "The bank has not been offered to that seat.",
     "offer_pending": "The bank is offered to a seat that has not answered yet.",
-    "approval_required": "A void needs a supervisor's approval.",
+    "approval_required": "This needs a supervisor: a void their approval, a new game their own tap or credentials.",
     "not_authorized": "You are not allowed to do that.",
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
     "tppp_limit": "This table already has a third-party proposition player.",
