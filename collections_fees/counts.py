@@ -168,29 +168,33 @@ def placement_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str
     return _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot).select_related("box").first()
 
 
-def box_in_force(*, table_id: int, gaming_day: date, shift: str, slot: str = "fees") -> int | None:
-    """The id of the box in a table's slot now (one query), for the command service: the
-    fee box every collection entry of the command goes into, the jackpot box every
-    progressive contribution does. Placements take the table's row lock, so a swap and a
-    command are ordered."""
-    placements = _placements_latest_first(table_id=table_id, gaming_day=gaming_day, shift=shift, slot=slot)
-    return placements.values_list("box_id", flat=True).first()
+def _boxes_on(table, gaming_day: date, shift: str) -> dict:
+    """The boxes on a table for this gaming day and shift, from its row (`Table.boxes_placed`):
+    a shift with no placement yet has none."""
+    kept = table.boxes_placed or {}
+    if kept.get("gaming_day") != gaming_day.isoformat() or kept.get("shift") != shift:
+        return {"fees": None, "jackpot": None}
+    return {slot: kept.get(slot) for slot in ("fees", "jackpot")}
 
 
-def boxes_now(table_ids: list[int], now: datetime | None = None) -> dict[int, dict]:
-    """The boxes on these tables now, for the tablet and the floor (one query whatever
-    the number of tables): {table id: {"fees": identifier or None, "jackpot": ...}}."""
+def box_in_force(*, table, gaming_day: date, shift: str, slot: str = "fees") -> int | None:
+    """The id of the box in a table's slot now, for the command service: the fee box every
+    collection entry of the command goes into, the jackpot box every progressive
+    contribution does. Read from the locked table row (no query): placements take the same
+    lock, so a swap and a command are ordered."""
+    box = _boxes_on(table, gaming_day, shift)[slot]
+    return box["id"] if box else None
+
+
+def boxes_now(tables, now: datetime | None = None) -> dict[int, dict]:
+    """The boxes on these tables now, for the tablet and the floor, from the rows already
+    read (no query): {table id: {"fees": identifier or None, "jackpot": ...}}."""
     now, cal = now or timezone.now(), calendar()
-    boxes = {table_id: {"fees": None, "jackpot": None} for table_id in table_ids}
-    in_force = (
-        BoxPlacement.objects.filter(table_id__in=table_ids, gaming_day=cal.gaming_day(now), shift=cal.shift(now))
-        .order_by("table_id", "slot", "-placed_at", "-id")
-        .distinct("table_id", "slot")
-        .values_list("table_id", "slot", "box__identifier")
-    )
-    for table_id, slot, identifier in in_force:
-        boxes[table_id][slot] = identifier
-    return boxes
+    day, shift = cal.gaming_day(now), cal.shift(now)
+    return {
+        table.pk: {slot: box["identifier"] if box else None for slot, box in _boxes_on(table, day, shift).items()}
+        for table in tables
+    }
 
 
 def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> BoxPlacement:
@@ -233,6 +237,10 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> 
             box=box, table=table, slot=box.slot, gaming_day=day, shift=shift, replaces=current,
             reason=reason, placed_by=actor.name, placed_at=now,
         )
+        boxes = {"gaming_day": day.isoformat(), "shift": shift, **_boxes_on(table, day, shift)}
+        boxes[box.slot] = {"id": box.pk, "identifier": box.identifier}
+        table.boxes_placed = boxes
+        table.save(update_fields=["boxes_placed"])
         floor_row_changed_on_commit(table.pk)  # the floor shows the box at once; a tablet at its next update
         what = f"swapped {current.box.identifier} for {box.identifier}" if current else f"placed {box.identifier}"
         _audit(actor, "box_placed", table_id=table.pk, summary=f"{what} ({day} {shift})",

@@ -33,6 +33,11 @@ class Table(models.Model):
     # The gaming day of the table's last event: the first command of a later day writes
     # the signed end-of-day checkpoints of this one (tables/checkpoints.py).
     chain_day = models.DateField(null=True, blank=True)
+    # The drop boxes on the table (collections_fees/counts.py, `box_place`): {"gaming_day",
+    # "shift", "fees": {"id", "identifier"} or None, "jackpot": ...} for the shift they were
+    # placed in. Kept on the row every command locks, so stamping a fee line with its box
+    # and showing the box on every snapshot cost no query; placements are the record.
+    boxes_placed = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

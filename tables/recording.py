@@ -79,7 +79,7 @@ def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Sta
     if not entries:
         return
     key_id = hashchain.current_key_id()
-    box_id = box_in_force(table_id=table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift)
+    box_id = box_in_force(table=table, gaming_day=stamp.gaming_day, shift=stamp.shift)
     for entry in entries:
         entry.box_id = box_id
         table.collection_seq += 1
@@ -248,7 +248,7 @@ def _jackpot(rec: r.JackpotMoved, ledger: _Ledger):
     assert ledger.meter is not None and ledger.meter.name == rec.meter, "the service locks the meter that moves"
     stamp = ledger.stamp
     boxed = any(line.kind in jackpot.BOXED_KINDS for line in rec.lines)
-    box_id = box_in_force(table_id=ledger.table.pk, gaming_day=stamp.gaming_day, shift=stamp.shift, slot="jackpot") if boxed else None
+    box_id = box_in_force(table=ledger.table, gaming_day=stamp.gaming_day, shift=stamp.shift, slot="jackpot") if boxed else None
     jackpot.entries_append(
         ledger.meter, list(rec.lines), stamp=stamp, table=ledger.table, rnd=ledger.round(rec.round), event=ledger.event,
         box_id=box_id,

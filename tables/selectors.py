@@ -49,7 +49,7 @@ def server_snapshot(table: Table) -> dict:
         "game": table.state,
         "view": table_view(table.state, fund=_fund_for_preview(table.state)),
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
-        "boxes": boxes_now([table.pk])[table.pk],
+        "boxes": boxes_now([table])[table.pk],
     }
 
 
@@ -357,7 +357,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     day_start, _ = calendar().day_bounds(today)
     closed = Round.objects.filter(table=OuterRef("pk")).exclude(status="in_progress").order_by("-number")
     last_event = TableEvent.objects.filter(table=OuterRef("pk"), seq=OuterRef("version"))
-    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state", "is_open")
+    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state", "is_open", "boxes_placed")
     if table_ids is not None:
         tables = tables.filter(pk__in=table_ids)
     tables = list(
@@ -397,7 +397,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         acks[(ack["table_id"], ack["kind"], ack["ref"])] = {
             "by": ack["acknowledged_by__username"], "at": ack["acknowledged_at"].isoformat()
         }
-    boxes = boxes_now(ids, now)
+    boxes = boxes_now(tables, now)
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)

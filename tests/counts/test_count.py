@@ -198,17 +198,27 @@ def test_each_step_is_refused_to_the_roles_it_is_not_for(day):
 
 
 def test_the_tablet_and_the_floor_show_the_box_on_the_table_now(day, clock):
+    """The box in force is read from the table's row (Table.boxes_placed), which a
+    placement writes under the table's lock: a new shift starts with none, a placement and
+    a swap show at once, each table shows its own, and the next shift starts empty again."""
+    from datetime import timedelta
+
     from tables.selectors import floor_rows, table_snapshot
 
-    first, second = day.tables[0], day.tables[1]
-    clock.set(DAY, time(12, 0))  # the day shift, after the swap
-    rows = {row["table"]: row for row in floor_rows()}
-    assert rows[first.pk]["boxes"] == {"fees": "EMERG-1", "jackpot": None}
-    assert rows[second.pk]["boxes"]["fees"] == f"T{second.pk}-day"
+    first, second = day.tables[0], day.tables[1]  # the clock: the next gaming day's first shift
+    boxes = lambda: {row["table"]: row["boxes"] for row in floor_rows()}  # noqa: E731
+    assert boxes()[first.pk] == {"fees": None, "jackpot": None}
+    for table in (first, second):
+        box = counts.box_register(identifier=f"N{table.pk}", kind="fees", table_id=table.pk, actor=day.supervisor)
+        counts.box_place(table_id=table.pk, box_id=box.pk, actor=day.supervisor)
+    spare = counts.box_register(identifier="EMERG-9", kind="emergency", table_id=None, actor=day.supervisor)
+    counts.box_place(table_id=first.pk, box_id=spare.pk, actor=day.supervisor, reason="box full")
+    assert boxes()[first.pk] == {"fees": "EMERG-9", "jackpot": None}
+    assert boxes()[second.pk]["fees"] == f"N{second.pk}"
     first.refresh_from_db()
-    assert table_snapshot(first, "tablet")["boxes"]["fees"] == "EMERG-1"
-    clock.set(DAY, time(15, 0))
-    assert floor_rows()[0]["boxes"]["fees"] == f"T{first.pk}-swing"
+    assert table_snapshot(first, "tablet")["boxes"]["fees"] == "EMERG-9"
+    clock.set(DAY + timedelta(days=1), time(16, 0))  # the swing shift: no box placed yet
+    assert boxes()[first.pk] == {"fees": None, "jackpot": None}
 
 
 def test_a_swap_needs_a_reason_and_a_box_is_on_one_table_at_a_time(day, clock):

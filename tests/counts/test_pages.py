@@ -104,6 +104,6 @@ def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table(
         call_command("seed_demo", stdout=out)
     assert "user counter  password counter-demo  (count_team)" in out.getvalue()
     assert "user manager  password manager-demo  (manager)" in out.getvalue()
-    tables = list(Table.objects.values_list("pk", flat=True))
+    tables = list(Table.objects.all())
     assert tables and all(box["fees"] == f"FEES-{pk}" for pk, box in boxes_now(tables).items())
     assert BoxPlacement.objects.count() == len(tables)
