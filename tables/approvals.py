@@ -21,8 +21,7 @@ from rounds.engine.table import checked_text
 from rounds.models import Round
 
 from .events import floor_row_changed_on_commit
-from .models import Approval, ApprovalDecision, RoundCorrection, Table
-from .selectors import void_request_expired
+from .models import Approval, ApprovalDecision, RoundCorrection, Table, void_request_expired
 from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
 
 VIA = ("device", "tablet")
@@ -194,9 +193,10 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             raise CommandError("not_authorized", "the requester cannot approve their own request")
         if ApprovalDecision.objects.filter(approval=approval).exists():
             raise CommandError("wrong_state", "this request has already been decided")
-        if approve and approval_status(approval) == "expired":
+        expired = approval_status(approval) == "expired"
+        if approve and expired:
             raise CommandError("wrong_state", f"round {approval.round_number} has ended: the request has expired, dismiss it")
-        verdict = "dismissed, expired" if approval_status(approval) == "expired" else "refused"
+        verdict = "dismissed, expired" if expired else "refused"
         decision = ApprovalDecision.objects.create(
             approval=approval,
             approved=approve,

@@ -270,6 +270,12 @@ class DealerAssignment(models.Model):
         ]
 
 
+def void_request_expired(kind: str, round_number: int | None, current_round: int | None) -> bool:
+    """A void asked for a round that is no longer the table's round in progress (settled or
+    voided meanwhile): it can only be dismissed."""
+    return kind == "void" and round_number != current_round
+
+
 class Approval(models.Model):
     """A request that needs a second person: a void, a correction, a configuration change
     of an open table. The requester and the supervisor who decides are both kept; the

@@ -26,7 +26,7 @@ from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS
 from rounds.models import Round
 
 from . import presence
-from .models import AlertAcknowledgement, Approval, Table, TableEvent
+from .models import AlertAcknowledgement, Approval, Table, TableEvent, void_request_expired
 from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
@@ -432,12 +432,6 @@ def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
         else:
             alert["ref"] = alert["text"]
     return alerts
-
-
-def void_request_expired(kind: str, round_number: int | None, current_round: int | None) -> bool:
-    """A void asked for a round that is no longer the table's round in progress (settled or
-    voided meanwhile): it can only be dismissed."""
-    return kind == "void" and round_number != current_round
 
 
 def floor_state(is_open: bool, game: TableGame) -> str:
