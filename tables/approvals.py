@@ -183,10 +183,14 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
     if via not in VIA:
         raise CommandError("invalid_command", f"via must be one of {VIA}")
     with transaction.atomic():
-        approval = Approval.objects.select_for_update(of=("self",)).get(pk=approval_id)
-        # The table locked before the decision, as the void command will lock it: whether
-        # the request has expired cannot change between this check and the void.
-        approval.table = lock_table(approval.table_id)
+        # The Approval row is a ledger row: read, never locked (a lock is an UPDATE
+        # privilege the served role does not hold) nor changed. The table is locked
+        # instead, as every command locks it first: decisions on one table's requests
+        # are taken one at a time, whether the request has expired cannot change between
+        # this check and the void, and the one-to-one decision row refuses a second.
+        table = lock_table(Approval.objects.values_list("table_id", flat=True).get(pk=approval_id))
+        approval = Approval.objects.select_related("requested_by").get(pk=approval_id)
+        approval.table = table
         if decider.role != "supervisor":
             raise CommandError("not_authorized", "only a supervisor approves")
         if decider.user_id == approval.requested_by_id:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import db_access
+
 
 @pytest.fixture(scope="session")
 def redis_url():
@@ -31,12 +33,17 @@ def redis_url():
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """pytest-django's test database, whose teardown first ends the connections that
-    consumer worker threads kept (CONN_MAX_AGE): a thread of a finished event loop keeps
-    its connection open, and PostgreSQL will not drop a database in use."""
-    yield
+    """pytest-django's test database, migrated by the owner (which grants the served role
+    its privileges, cardroom/db_roles.py), then used by every test as the served role.
+
+    Its teardown first ends the connections that consumer worker threads kept
+    (CONN_MAX_AGE): a thread of a finished event loop keeps its connection open, and
+    PostgreSQL will not drop a database in use."""
     from django.db import connection
 
+    db_access.serve_as_app_role()
+    yield
+    db_access.serve_as_owner()  # the owner drops the test database
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"

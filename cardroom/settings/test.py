@@ -7,6 +7,8 @@ unless the caller already points DATABASE_URL at a PostgreSQL server.
 
 import os
 
+from cardroom import localdb
+
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -14,3 +16,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # A fixed ledger key for the throwaway test database (the Django test runner turns DEBUG
 # off, so the development key file would not be used); CARDROOM_LEDGER_KEY overrides it.
 CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY") or "test:not-secret-only-for-the-test-database-0123456789"
+
+# The suite runs as the role production serves with (tests/db_access.py): `migrate`
+# grants it (cardroom/db_roles.py), then every test's connection acts as it.
+CARDROOM_APP_DB_ROLE = os.environ.get("CARDROOM_APP_DB_ROLE") or localdb.APP_ROLE

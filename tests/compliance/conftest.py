@@ -19,6 +19,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from . import ledger as ledger_module
+from tests.db_access import as_owner
+
 from .asgi import AsgiClient
 
 def empty_tables() -> list[str]:
@@ -42,7 +44,8 @@ def ledger(django_db_setup, django_db_blocker):
         try:
             yield built
         finally:
-            with connection.cursor() as cursor:
+            # Emptied as the owner, as the test runner's flush is: the app role may not TRUNCATE.
+            with as_owner(), connection.cursor() as cursor:
                 cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
 
 

@@ -31,6 +31,7 @@ from collections_fees.models import CollectionEntry
 from rounds.models import Round
 from tables.models import Table, TableEvent
 from tables.services import command_execute, table_create
+from tests.db_access import as_owner
 from tests.engine.helpers import dealt_round, seated_with_pd
 
 LA = ZoneInfo("America/Los_Angeles")
@@ -164,52 +165,55 @@ def build_volume(ledger: Ledger, clock: Clock, days=VOLUME_DAYS):
     seq, head = table.collection_seq, table.collection_head
     per_day = VOLUME_FEES_PER_DAY + VOLUME_FEES_PER_DAY // VOLUME_REFUND_EVERY
     total = per_day * len(days)
-    with connection.cursor() as cursor:
-        sequence = "pg_get_serial_sequence('collections_fees_collectionentry', 'id')"
-        cursor.execute(f"SELECT nextval({sequence})")
-        first_id = cursor.fetchone()[0]
-        cursor.execute(f"SELECT setval({sequence}, %s)", [first_id + total])
-    next_id = first_id
-    cal = calendar()
-    shift_of = _shifts(cal)
-    columns = (
-        "id, table_id, seq, round_id, event_id, kind, seat, player, payer, amount, basis, rate_index, "
-        "schedule_id, refund_of_id, reason, created_at, gaming_day, shift, prev_hash, row_hash, hash_key"
-    )
-    # One unsaved instance, its fields set row by row: chain_content() is the model's own
-    # (what the command service hashes), without a model __init__ per row.
-    entry = CollectionEntry(table_id=v.pk, schedule_id=schedule_id, rate_index=1, hash_key=hashchain.current_key_id())
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY collections_fees_collectionentry ({columns}) FROM STDIN") as copy:
-        for day in days:
-            start, _ = cal.day_bounds(day)
-            step = timedelta(hours=23) / per_day
-            for i in range(VOLUME_FEES_PER_DAY):
-                rnd = rounds[i % 2]
-                seat = 1 + i % 6
-                pd = seat == 1
-                fee_id, fee_at = next_id, (start + step * (i + i // VOLUME_REFUND_EVERY)).astimezone(UTC)
-                row = dict(
-                    id=fee_id, round_id=rnd.pk, event_id=events[rnd.pk][0].pk, kind="fee", seat=seat,
-                    player=f"V-{seat}", payer="player_dealer" if pd else "player", amount=150 if pd else 100,
-                    basis=5000 if pd else 1000, refund_of_id=None, reason="", created_at=fee_at,
-                )
-                seq, head = _append(copy, entry, row, seq, head, day, shift_of)
-                next_id += 1
-                ledger.volume_fee_lines += 1
-                if i % VOLUME_REFUND_EVERY == VOLUME_REFUND_EVERY - 1:
-                    # Refund this player fee, in its own round (the bank could not act).
-                    assert not pd
-                    row.update(
-                        id=next_id, event_id=events[rnd.pk][1].pk, kind="refund", refund_of_id=fee_id,
-                        reason="bank_could_not_act", created_at=fee_at + step,
+    # A bulk load written straight into the ledger, not through the command service: a
+    # fixture the owner builds (the app role may neither setval nor COPY here).
+    with as_owner():
+        with connection.cursor() as cursor:
+            sequence = "pg_get_serial_sequence('collections_fees_collectionentry', 'id')"
+            cursor.execute(f"SELECT nextval({sequence})")
+            first_id = cursor.fetchone()[0]
+            cursor.execute(f"SELECT setval({sequence}, %s)", [first_id + total])
+        next_id = first_id
+        cal = calendar()
+        shift_of = _shifts(cal)
+        columns = (
+            "id, table_id, seq, round_id, event_id, kind, seat, player, payer, amount, basis, rate_index, "
+            "schedule_id, refund_of_id, reason, created_at, gaming_day, shift, prev_hash, row_hash, hash_key"
+        )
+        # One unsaved instance, its fields set row by row: chain_content() is the model's own
+        # (what the command service hashes), without a model __init__ per row.
+        entry = CollectionEntry(table_id=v.pk, schedule_id=schedule_id, rate_index=1, hash_key=hashchain.current_key_id())
+        with connection.cursor() as cursor, cursor.cursor.copy(f"COPY collections_fees_collectionentry ({columns}) FROM STDIN") as copy:
+            for day in days:
+                start, _ = cal.day_bounds(day)
+                step = timedelta(hours=23) / per_day
+                for i in range(VOLUME_FEES_PER_DAY):
+                    rnd = rounds[i % 2]
+                    seat = 1 + i % 6
+                    pd = seat == 1
+                    fee_id, fee_at = next_id, (start + step * (i + i // VOLUME_REFUND_EVERY)).astimezone(UTC)
+                    row = dict(
+                        id=fee_id, round_id=rnd.pk, event_id=events[rnd.pk][0].pk, kind="fee", seat=seat,
+                        player=f"V-{seat}", payer="player_dealer" if pd else "player", amount=150 if pd else 100,
+                        basis=5000 if pd else 1000, refund_of_id=None, reason="", created_at=fee_at,
                     )
                     seq, head = _append(copy, entry, row, seq, head, day, shift_of)
                     next_id += 1
-                    ledger.volume_refunds += 1
-    Table.objects.filter(pk=v.pk).update(collection_seq=seq, collection_head=head)
-    with connection.cursor() as cursor:
-        # What autovacuum does after a bulk load: planner statistics for 100,000 new rows.
-        cursor.execute("ANALYZE collections_fees_collectionentry")
+                    ledger.volume_fee_lines += 1
+                    if i % VOLUME_REFUND_EVERY == VOLUME_REFUND_EVERY - 1:
+                        # Refund this player fee, in its own round (the bank could not act).
+                        assert not pd
+                        row.update(
+                            id=next_id, event_id=events[rnd.pk][1].pk, kind="refund", refund_of_id=fee_id,
+                            reason="bank_could_not_act", created_at=fee_at + step,
+                        )
+                        seq, head = _append(copy, entry, row, seq, head, day, shift_of)
+                        next_id += 1
+                        ledger.volume_refunds += 1
+        Table.objects.filter(pk=v.pk).update(collection_seq=seq, collection_head=head)
+        with connection.cursor() as cursor:
+            # What autovacuum does after a bulk load: planner statistics for 100,000 new rows.
+            cursor.execute("ANALYZE collections_fees_collectionentry")
 
 
 def _append(copy, entry: CollectionEntry, row: dict, seq: int, head: str, day: date, shift_of) -> tuple[int, str]:

@@ -12,6 +12,7 @@ from django.db import connection
 
 from cardroom.db_roles import grant_app_role
 from collections_fees.exports import dedicated_connection_params
+from tests.db_access import as_owner
 
 ROLE = "cardroom_app_test"
 pytestmark = pytest.mark.django_db
@@ -19,10 +20,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def app_db(ledger, django_db_blocker):
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), as_owner():
         grant_app_role(ROLE)
         grant_app_role(ROLE)  # idempotent: the second run changes nothing and fails nothing
         params = {**dedicated_connection_params(), "user": ROLE, "password": None}
+        params.pop("options", None)  # logs in as the role itself, not the suite's owner acting as the app
         with psycopg.connect(**params, autocommit=True) as conn:
             # Never wait behind the test's own transaction: a refusal comes before any lock.
             conn.execute("SET lock_timeout = '2s'")

@@ -13,9 +13,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
 
-from collections_fees.exports import CsvExport, dedicated_connection_params
+from collections_fees.exports import CsvExport
 from collections_fees.models import ExportManifest
 from collections_fees.selectors import Filters, collection_lines_query
+from tests.db_access import owner_connection_params
 
 from .ledger import DAY1, DAY2, VOLUME_DAYS, VOLUME_FEES_PER_DAY
 
@@ -31,7 +32,9 @@ def records(body: bytes) -> list[dict]:
 
 async def copy_still_running() -> bool:
     """Whether a connection other than ours is still executing an export's COPY."""
-    async with await psycopg.AsyncConnection.connect(**dedicated_connection_params(), autocommit=True) as conn:
+    # The observer is the owner: the app role's exports run as the app role, and only the
+    # session's own role (or a superuser) sees the query text in pg_stat_activity.
+    async with await psycopg.AsyncConnection.connect(**owner_connection_params(), autocommit=True) as conn:
         cursor = await conn.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
             "AND query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()"

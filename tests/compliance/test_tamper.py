@@ -22,6 +22,8 @@ from rounds.models import SettlementLine
 from tables import checkpoints
 from tables.models import ChainCheckpoint, Table, TableEvent
 
+from tests.db_access import as_owner
+
 from .ledger import DAY1, DAY2
 
 pytestmark = pytest.mark.django_db
@@ -33,13 +35,15 @@ def sql(statement, params=()):
 
 
 def tamper(table, statement, params=()):
-    """Run `statement` with the append-only triggers of `table` off, then back on."""
-    sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
-    sql(statement, params)
-    # Django's foreign keys are deferred: check them now, or the table cannot be altered
-    # back while their checks are pending.
-    sql("SET CONSTRAINTS ALL IMMEDIATE")
-    sql(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+    """Run `statement` with the append-only triggers of `table` off, then back on, as
+    the tables' owner (the app role the suite runs as can do none of it)."""
+    with as_owner():
+        sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        sql(statement, params)
+        # Django's foreign keys are deferred: check them now, or the table cannot be
+        # altered back while their checks are pending.
+        sql("SET CONSTRAINTS ALL IMMEDIATE")
+        sql(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 
 
 def verify_logs(*args) -> tuple[int, str]:

@@ -38,7 +38,7 @@ def closed_day(django_db_setup, django_db_blocker):
                     sign_and_close(day, count_shift(day, shift))
             yield day
         finally:
-            with connection.cursor() as cursor:
+            with as_owner(), connection.cursor() as cursor:
                 cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
 
 

@@ -23,6 +23,7 @@ from cardroom.access import Actor
 from collections_fees import counts
 from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
+from tests.db_access import app_role_database_url
 from tests.plugins.services import _free_port
 
 from .conftest import make_table, run, wait_until_serving
@@ -45,13 +46,13 @@ class Daphne:
     """The app served by Daphne in a process of its own, on the test database."""
 
     def __init__(self, redis_url: str):
-        db = connection.settings_dict
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "cardroom.settings.test",
-            "DATABASE_URL": f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            # Served as production serves: logged in as the app role (tests/db_access.py).
+            "DATABASE_URL": app_role_database_url(),
             "REDIS_URL": redis_url,
         }
         self.log = open(tempfile.mktemp(prefix="daphne-", suffix=".log"), "w+")

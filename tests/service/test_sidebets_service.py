@@ -18,6 +18,7 @@ from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Round, Wager
 from tables.approvals import approval_decide, approval_request
+from tests.db_access import as_owner
 from tables.events import _send_changed
 from tables.integrity import verify_meter
 from tables.models import Table
@@ -316,7 +317,7 @@ def test_a_signed_checkpoint_catches_a_meter_chain_rewound_on_the_meter_row():
     assert "1 jackpot meters checked, 0 broken chains" in out.getvalue()
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
     third = meter.entries.get(seq=3)
-    with connection.cursor() as cursor:  # rewind the head to seq 3 and hide seq 4 behind it
+    with as_owner(), connection.cursor() as cursor:  # the owner rewinds the head to seq 3 and hides seq 4
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             "UPDATE collections_fees_jackpotmeter SET entry_seq = 3, entry_head = %s, meter = %s, reserve = %s WHERE id = %s",
