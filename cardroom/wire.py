@@ -26,7 +26,7 @@ MAX_DEPTH = 20
 # Of a refused payload, the audit keeps this much (plus its size and SHA-256).
 KEPT_BYTES = 2048
 
-# The stable codes of answers that are not a command's own refusal (commands.md).
+# The stable codes of answers that are not a command's own refusal (docs/commands.md).
 STATUS_CODES = {
     400: "invalid_command",
     401: "not_authorized",
