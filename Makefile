@@ -2,7 +2,10 @@
 #   make run   install, start the app's own PostgreSQL (no DATABASE_URL), migrate, seed the
 #              demo floor, serve on http://$(HOST):$(PORT) (127.0.0.1:8000); Ctrl-C stops both
 #   make test  install the test dependencies and run pytest (extra arguments: ARGS="...")
-# Both create .venv with python3 if it is missing. An install is skipped while a stamp in
+# `make run` serves with DEBUG off, as production does: the site's own error pages, each
+# 500 with a reference its log line carries. For developers only (not a set-up command):
+#   make dev   `make run` with DEBUG on (Django's debug pages, with tracebacks)
+# Each creates .venv with python3 if it is missing. An install is skipped while a stamp in
 # .venv matches the requirements files' contents (sha256), so repeated runs start at once.
 
 SHELL := /bin/bash
@@ -19,10 +22,13 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime-$(call req_hash,requirements.txt)
 DEV_STAMP := $(VENV)/.installed-dev-$(call req_hash,requirements.txt requirements-dev.txt)
 
 .DEFAULT_GOAL := run
-.PHONY: run test
+.PHONY: run dev test
 
 run: $(RUNTIME_STAMP)
-	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+	DJANGO_DEBUG=0 $(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+dev: $(RUNTIME_STAMP)
+	DJANGO_DEBUG=1 $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: $(DEV_STAMP)
 	$(PY) -m pytest $(ARGS)

@@ -10,9 +10,12 @@ Why keyed: a plain SHA-256 chain can be recomputed by anyone who can write the t
 would verify. The key is not in the database: it comes from the environment
 (`CARDROOM_LEDGER_KEY`, "<key id>:<secret>"), and keys retired by a rotation stay
 available for verification (`CARDROOM_LEDGER_OLD_KEYS`, comma-separated "<id>:<secret>").
-With DEBUG on and no key set, a development key is generated once into
-`var/ledger-key` (git-ignored): fine on a developer's machine, never in production
-(cardroom/settings/prod.py refuses to start without a key).
+On the embedded database (no DATABASE_URL: `make run`, `make dev`) with no key set, a
+development key is generated once into `var/ledger-key` (git-ignored), beside that
+database: fine on one machine, never in production (cardroom/settings/prod.py refuses to
+start without a key). It is keyed on the database, not on DEBUG: `make run` serves with
+DEBUG off, and a database that several machines share (DATABASE_URL) must not be signed
+with a key that each checkout would generate for itself.
 
 Rows written before the chains were keyed carry `hash_key = ""` (LEGACY) and verify under
 the old rule, plain SHA-256, but only up to the seq sealed by the migration that keyed the
@@ -90,8 +93,9 @@ def parse_key(text: str, *, default_id: str | None = None) -> tuple[str, bytes]:
 
 
 def _dev_file() -> str:
-    """The development key file's path, only when it may be used: DEBUG on, no key set."""
-    if settings.CARDROOM_LEDGER_KEY or not settings.DEBUG:
+    """The development key file's path, only when it may be used: the embedded database,
+    no key set."""
+    if settings.CARDROOM_LEDGER_KEY or not getattr(settings, "CARDROOM_EMBEDDED_DATABASE", False):
         return ""
     return str(settings.CARDROOM_LEDGER_DEV_KEY_FILE)
 
@@ -110,7 +114,8 @@ def _keyring(current: str, old: str, dev_file: str) -> tuple[str, dict[str, byte
 
 
 def _dev_secret(path: Path) -> bytes:
-    """Read, or generate once, the development key (DEBUG only, not for production)."""
+    """Read, or generate once, the development key (the embedded database only, not for
+    production)."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         # Created exclusively: two processes starting at once keep the first one's key.

@@ -26,7 +26,7 @@ MAX_DEPTH = 20
 # Of a refused payload, the audit keeps this much (plus its size and SHA-256).
 KEPT_BYTES = 2048
 
-# The stable codes of answers that are not a command's own refusal (commands.md).
+# The stable codes of answers that are not a command's own refusal (docs/commands.md).
 STATUS_CODES = {
     400: "invalid_command",
     401: "not_authorized",
@@ -139,7 +139,8 @@ def is_api(path: str) -> bool:
 class ApiErrorMiddleware:
     """Under /api/, every answer is JSON: an HTML error page (Django's 404, 405, the CSRF
     failure, the 500 of an exception, which Django has logged with its traceback)
-    becomes `{"ok": false, "error"}` with the status's stable code."""
+    becomes `{"ok": false, "error"}` with the status's stable code; a 500's answer also
+    names its error reference (`error.reference`), the one its log line carries."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -151,6 +152,10 @@ class ApiErrorMiddleware:
         status = response.status_code
         code = STATUS_CODES.get(status, SERVER_ERROR if status >= 500 else "invalid_command")
         reason = getattr(response, "reason_phrase", "") or "error"
+        reference = getattr(request, "error_reference", None)  # a 500's (cardroom.errors)
+        if reference:
+            message = f"{status} {reason} (error reference {reference})"
+            return JsonResponse({"ok": False, "error": {"code": code, "message": message, "reference": reference}}, status=status)
         return api_error(code, f"{status} {reason}", status)
 
 

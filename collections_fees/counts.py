@@ -1,6 +1,6 @@
 """Drop boxes, the count and the shift close: the rules for the house's money after the table.
 
-4 CCR 12384-12385 (../shared/reference/README.md): every box carries an identifier that
+4 CCR 12384-12385 (California's cardroom regulations): every box carries an identifier that
 matches its table and shift, jackpot collections are kept apart, and a count team counts
 every box and records per box the shift, the table, the amounts and the counters' names
 and signatures. Here:

@@ -264,6 +264,7 @@
     // The service's own wording (cents, engine terms) is for support, not the dealer.
     el.title = message.technical || "";
     el.replaceChildren(h("strong", {}, message.title), message.detail ? h("span", {}, message.detail) : "",
+      message.stop ? h("button", { class: "link stop", onclick: () => { endCall(); renderMessage(); } }, "Stop trying") : null,
       h("button", { class: "link dismiss", onclick: () => { message = null; renderMessage(); } }, "Dismiss"));
   }
 
@@ -774,7 +775,8 @@
   // A progressive award's confirmation and a new game after the rotation window ended it
   // are a supervisor's own acts. As a void is approved here, a supervisor at the table types
   // their own username and password (never the tablet's session) and the command runs under
-  // their name. The tablet sees it as the table's next event. Not queued: it needs the server.
+  // their name. The tablet sees it as the table's next event. Not in the outbox (it carries
+  // a password): sent at once, and kept and sent again if the server fails (callServer).
   const awardText = (a) => `Seat ${a.seat}: ${AWARD[a.hand]} · ${money(a.award)} on the meter as it stands`;
   const BY_SUPERVISOR = {
     confirm_award: { go: "Confirm the award", done: "Award confirmed",
@@ -796,18 +798,71 @@
   }
 
   function commandBySupervisorHere(command, username, password) {
-    postJson(`/api/tables/${page.table}/commands/confirmed-here`, { command, approver: { username, password } })
-      .then((answer) => {
-        const result = answer.result || answer; // the command's answer, or the credentials' refusal
-        if (!result.ok) { showError(result.error.code, result.error.message); return; }
-        const done = BY_SUPERVISOR[command.type];
-        message = { kind: "info", title: done.done, detail: done.detail(command, result, username), after: tapCount };
-        render();
-      })
-      .catch(() => {
-        message = { kind: "error", title: "No connection", detail: "A supervisor's command needs the server: try again when connected.", after: tapCount };
-        render();
-      });
+    // One id for every attempt: a command the server applied but whose answer was lost is
+    // answered again from its record when resent, never applied twice (tables.services).
+    const sent = { ...command, id: newId() };
+    const what = command.type === "confirm_award" ? "the award's confirmation" : "the new game";
+    callServer(`/api/tables/${page.table}/commands/confirmed-here`, { command: sent, approver: { username, password } }, what, (answer) => {
+      const result = answer.result || answer; // the command's answer, or the credentials' refusal
+      if (!result.ok) { showError(result.error.code, result.error.message); return; }
+      const done = BY_SUPERVISOR[command.type];
+      message = { kind: "info", title: done.done, detail: done.detail(command, result, username), after: tapCount };
+      render();
+    });
+  }
+
+  // --- calls that need the server there and then -----------------------------------------
+  // A void request and a supervisor's command here are not taps in the outbox: they carry
+  // a supervisor's password, which is kept in this page's memory only, never in storage.
+  // A refusal (4xx, with its code) is shown in the dealer's words and not sent again. A
+  // server failure (5xx) or a lost connection is no refusal: nothing was decided, so, as
+  // for a tap, the call is kept and sent again after a growing wait, and the dealer is told
+  // the server failed. One such call at a time; "Stop trying" drops it.
+  let serverCall = null; // {url, body, what, onAnswer, attempts, timer}
+  function callServer(url, body, what, onAnswer) {
+    if (serverCall) clearTimeout(serverCall.timer);
+    serverCall = { url, body, what, onAnswer, attempts: 0, timer: null };
+    sendCall(serverCall);
+  }
+
+  function sendCall(call) {
+    call.attempts += 1;
+    fetch(call.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify(call.body),
+      credentials: "same-origin",
+    }).then(async (response) => {
+      const answer = await response.json().catch(() => null);
+      if (serverCall !== call) return; // stopped meanwhile
+      const error = (answer && answer.error) || {};
+      if (response.status >= 500 || error.code === "server_error") {
+        const reference = error.reference ? `, error reference ${error.reference}` : "";
+        callFailed(call, `the server answered HTTP ${response.status}${reference}`);
+        return;
+      }
+      endCall();
+      if (!answer) { showError("", `HTTP ${response.status}`); return; }
+      call.onAnswer(answer);
+    }, () => callFailed(call, "no answer from the server (the connection failed)"));
+  }
+
+  function callFailed(call, why) {
+    if (serverCall !== call) return;
+    const wait = Math.min(1000 * 2 ** (call.attempts - 1), RETRY_MAX_MS);
+    message = {
+      kind: "error", code: "server_error", after: tapCount, stop: true,
+      title: "The server failed: nothing was refused",
+      detail: `Sending ${call.what}, ${why}. It is kept and sent again in ${Math.round(wait / 1000)} s (attempt ${call.attempts + 1})`,
+    };
+    render();
+    call.timer = setTimeout(() => { if (serverCall === call) sendCall(call); }, wait);
+  }
+
+  function endCall() {
+    if (serverCall) clearTimeout(serverCall.timer);
+    serverCall = null;
+    if (message && message.stop) message = null;
   }
 
   // --- void ------------------------------------------------------------------------------
@@ -815,7 +870,8 @@
   // queue and the floor dashboard); one approves on their own device and the round is
   // voided at once: the tablet sees the void as the table's next event and the decision by
   // polling the request. Or a supervisor at the table approves here with their own
-  // credentials (never the tablet's session). Not queued: it needs the server there and then.
+  // credentials (never the tablet's session). Not in the outbox: sent at once, and kept and
+  // sent again if the server fails (callServer).
   const VOID_KEY = `cardroom.void.${page.table}`;
   let voidRequest = JSON.parse(localStorage.getItem(VOID_KEY) || "null"); // {approval, round}
   function keepVoidRequest(request) {
@@ -833,31 +889,18 @@
     return h("div", { class: "row void" }, h("button", { class: "danger quiet", onclick: openVoid }, "Request a void…"));
   }
 
-  function postJson(url, body) {
-    return fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
-      body: JSON.stringify(body),
-      credentials: "same-origin",
-    }).then((response) => response.json());
-  }
-
   const VOIDED = { kind: "info", title: "Round voided", detail: "Every wager returned and every fee refunded." };
   function requestVoid(reason, username, password) {
     const body = { kind: "void", payload: { reason } };
     if (username) body.approver = { username, password }; // approved here, at once
     const round = (game().round || {}).number;
-    postJson(`/api/tables/${page.table}/approvals`, body)
-      .then((answer) => {
-        if (!answer.ok) { showError(answer.error.code, answer.error.message); return; }
-        if (answer.status === "pending") keepVoidRequest({ approval: answer.approval, round });
-        else message = { ...VOIDED, after: tapCount };
-        render();
-      })
-      .catch(() => {
-        message = { kind: "error", title: "No connection", detail: "A void needs the server: try again when connected.", after: tapCount };
-        render();
-      });
+    const what = username ? "the void approved here" : "the void request";
+    callServer(`/api/tables/${page.table}/approvals`, body, what, (answer) => {
+      if (!answer.ok) { showError(answer.error.code, answer.error.message); return; }
+      if (answer.status === "pending") keepVoidRequest({ approval: answer.approval, round });
+      else message = { ...VOIDED, after: tapCount };
+      render();
+    });
   }
 
   // The request's fate, asked of the server while it waits (and at once after the void's

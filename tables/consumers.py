@@ -8,7 +8,7 @@ Protocol, server to client (every message a JSON object with a `type`):
   floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "rows", "rows": [...]}
          (the tables that changed in one window, at most one message per window per process)
 Client to server on a table socket:
-  {"type": "command", "command": {... commands.md, with "id" and "version" ...}}
+  {"type": "command", "command": {... docs/commands.md, with "id" and "version" ...}}
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
 A client applies an event whose seq is its version + 1, ignores older ones, and asks
 for a snapshot on a gap: one recovery path, the same as after a reconnect.

@@ -71,7 +71,7 @@ class TableConfig(models.Model):
     side_bets = models.JSONField(
         null=True,
         blank=True,
-        help_text="the side bets offered in this version (commands.md `side_bets`: pay tables, limits, the "
+        help_text="the side bets offered in this version (docs/commands.md `side_bets`: pay tables, limits, the "
         "progressive's wager and meter with its share, seed and starting amounts); null: none",
     )
     effective_from = models.DateTimeField()

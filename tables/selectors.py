@@ -213,7 +213,7 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
         return {"step": "no_more_bets", "commands": [{"type": "no_more_bets"}]}
     if rnd.can_deal:
         # Either the software shuffles or a shuffler's sequence is entered, or the cards
-        # are dealt by hand and entered as they are revealed (commands.md, `deal`).
+        # are dealt by hand and entered as they are revealed (docs/commands.md, `deal`).
         return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
     if pending:
         decisions = {"step": "decisions", "pending": pending, "commands": []}

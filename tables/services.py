@@ -220,7 +220,7 @@ def command_execute(
     received: bytes | str | None = None,
     at: datetime | None = None,
 ) -> CommandOutcome:
-    """Execute one command (commands.md) at a table, all or nothing.
+    """Execute one command (docs/commands.md) at a table, all or nothing.
 
     `command` may carry `id` (a repeat of an id gets the first answer and changes
     nothing) and `version` (a stale one is refused with the current state).
@@ -231,7 +231,7 @@ def command_execute(
     a bounded copy of it (wire.received), so the log shows what was sent.
     A person past CARDROOM_REFUSED_COMMANDS_PER_MINUTE refusals is answered
     `rate_limited` and nothing is stored or applied.
-    `at` is when the command happened, for a replay file's command (commands.md); a
+    `at` is when the command happened, for a replay file's command (docs/commands.md); a
     live command is stamped with the server's clock, and one carrying `at` is refused.
     The engine gets the time as the command's `at` (game-rules 2A needs it).
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
@@ -283,7 +283,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
             stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
             new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
             # After the engine, not in _check_envelope: a fractional amount is the engine's
-            # invalid_amount (commands.md); this catches floats anywhere else in the command.
+            # invalid_amount (docs/commands.md); this catches floats anywhere else in the command.
             if not hashchain.only_whole_numbers(command):
                 raise CommandError("invalid_command", "numbers in a command are whole numbers")
         except CommandError as refusal:

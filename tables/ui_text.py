@@ -1,5 +1,5 @@
 """What the dealer reads when a command is refused: one plain sentence per error code of
-commands.md (the service's own message, with the details, is shown beneath it)."""
+docs/commands.md (the service's own message, with the details, is shown beneath it)."""
 
 ERROR_TEXT = {
     "invalid_command": "That command was not understood. Check the fields and try again.",

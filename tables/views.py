@@ -88,7 +88,7 @@ COMMAND_STATUS = {"not_authorized": 403, "rate_limited": 429}
 @api_for(*DRIVERS)
 @require_POST
 def table_command(request, table_id: int):
-    """One command (commands.md, with optional `id` and `version`) as the JSON body."""
+    """One command (docs/commands.md, with optional `id` and `version`) as the JSON body."""
     try:
         command = wire.request_json(request)
     except wire.WireError as refused:

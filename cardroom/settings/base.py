@@ -17,7 +17,9 @@ from cardroom import localdb
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-not-secret-change-me")
-DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+# Off unless asked for (`make dev` sets DJANGO_DEBUG=1): `make run` is what floor staff
+# see, and Django's debug page would show them a traceback and the settings.
+DEBUG = os.environ.get("DJANGO_DEBUG", "0") == "1"
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 
 INSTALLED_APPS = [
@@ -65,11 +67,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"error_reference": {"()": "cardroom.errors.ErrorReferenceFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "loggers": {
         "django": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
-        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        # A 500's line carries the reference its page shows (cardroom.errors).
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False, "filters": ["error_reference"]},
         "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         "cardroom": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         "tables": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
@@ -98,7 +102,10 @@ ASGI_APPLICATION = "cardroom.asgi.application"
 # command cost a Daphne process more than a quarter of its time (and PostgreSQL a
 # backend start), measured by benchmarks/bench_e2e.py.
 CARDROOM_DB_CONN_MAX_AGE = int(os.environ.get("CARDROOM_DB_CONN_MAX_AGE", "300"))
-if os.environ.get("DATABASE_URL"):
+# The app's own PostgreSQL in the checkout's var/ (no DATABASE_URL): one machine, one
+# database, so the ledger's development key may live beside it (cardroom/hashchain.py).
+CARDROOM_EMBEDDED_DATABASE = not os.environ.get("DATABASE_URL")
+if not CARDROOM_EMBEDDED_DATABASE:
     DATABASES = {
         "default": dj_database_url.config(env="DATABASE_URL", conn_max_age=CARDROOM_DB_CONN_MAX_AGE, conn_health_checks=True)
     }
@@ -209,8 +216,9 @@ CARDROOM_COUNT_DENOMINATIONS = [10000, 5000, 2000, 1000, 500, 200, 100, 25, 10, 
 # cardroom/db_roles.py) -----------------------------------------------------------------
 # The key that signs the hash chains and their checkpoints: "<key id>:<secret>". Not in
 # the database, so whoever can write the tables cannot re-sign them. Keys retired by a
-# rotation stay here for verification: "<id>:<secret>,<id>:<secret>". With DEBUG on and
-# no key set, a development key is generated once into var/ledger-key.
+# rotation stay here for verification: "<id>:<secret>,<id>:<secret>". On the embedded
+# database (no DATABASE_URL) with no key set, a development key is generated once into
+# var/ledger-key, beside that database, whether DEBUG is on (`make dev`) or off (`make run`).
 CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY", "")
 CARDROOM_LEDGER_OLD_KEYS = os.environ.get("CARDROOM_LEDGER_OLD_KEYS", "")
 # Beside the app's own PostgreSQL (CARDROOM_LOCALDB_DIR moves both, e.g. for a test).

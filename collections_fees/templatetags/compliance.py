@@ -27,7 +27,7 @@ def signed_dollars(cents):
 
 @register.filter
 def side_bets_offered(side_bets):
-    """A configuration version's side bets (commands.md `side_bets`) in words: "none", or
+    """A configuration version's side bets (docs/commands.md `side_bets`) in words: "none", or
     each bet's pay table and limits, the progressive's wager and meter."""
     if not side_bets:
         return "none"

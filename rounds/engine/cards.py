@@ -1,4 +1,4 @@
-"""Card notation: two characters, rank `23456789TJQKA` then suit `cdhs` (game-rules.md).
+"""Card notation: two characters, rank `23456789TJQKA` then suit `cdhs` (docs/game-rules.md).
 
 Input is forgiving (`10h`, `as`, `AS`, surrounding whitespace); output is always canonical,
 so the rest of the engine can compare cards as plain strings.

@@ -1,4 +1,4 @@
-"""The one error type of the engine: a stable code (commands.md) and a human message."""
+"""The one error type of the engine: a stable code (docs/commands.md) and a human message."""
 
 ERROR_CODES = frozenset(
     """

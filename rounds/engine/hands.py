@@ -1,4 +1,4 @@
-"""Poker hand values: the best five-card hand from five to seven cards (game-rules.md section 5).
+"""Poker hand values: the best five-card hand from five to seven cards (docs/game-rules.md section 5).
 
 eval7 (a C extension) does the ranking; it is kept behind the small adapter below so the
 rest of the engine sees only canonical card strings and HandValue.

@@ -216,7 +216,7 @@ def _banked(value, name: str, tables: dict) -> Banked:
 
 
 def side_bets_from_config(value) -> SideBets:
-    """The table's `side_bets` (commands.md); absent or null: none offered."""
+    """The table's `side_bets` (docs/commands.md); absent or null: none offered."""
     if value is None:
         return SideBets()
     value = _keys(value, "side_bets", {"bad_beat", "pairs", "progressive"})
@@ -365,7 +365,7 @@ def _after(fund: Fund, lines: list[FundLine]) -> Fund:
 
 
 def award_dicts(lines: list[FundLine]) -> list[dict]:
-    """The settlement's `progressive` (commands.md)."""
+    """The settlement's `progressive` (docs/commands.md)."""
     return [
         {
             "seat": l.seat,

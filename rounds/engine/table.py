@@ -96,7 +96,7 @@ class Limits:
     trips_max: int | None = None
 
 
-# The keys of a table configuration this engine takes (commands.md; `name` is the
+# The keys of a table configuration this engine takes (docs/commands.md; `name` is the
 # service's).
 CONFIG_KEYS = {
     "seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets",
@@ -123,7 +123,7 @@ class TableConfig:
             raise CommandError("invalid_command", "the table configuration must be an object")
         unknown = set(value) - CONFIG_KEYS
         if unknown:
-            # `max_consecutive_bank: 3` must not silently mean the default 2 (commands.md).
+            # `max_consecutive_bank: 3` must not silently mean the default 2 (docs/commands.md).
             raise CommandError("invalid_command", f"unknown table configuration keys {sorted(unknown)}")
         seats = value.get("seats")
         if type(seats) is not int or not MIN_SEATS <= seats <= MAX_SEATS:
@@ -199,7 +199,7 @@ class SeatInRound:
     @property
     def turned_over_at_showdown(self) -> bool:
         """A hand the showdown needs: not folded, or folded with a wager still in action
-        on its cards (Trips, Pairs or the progressive; commands.md, `showdown`)."""
+        on its cards (Trips, Pairs or the progressive; docs/commands.md, `showdown`)."""
         return not self.folded or bool(self.trips or self.pairs or self.progressive)
 
 
@@ -228,7 +228,7 @@ class RoundState:
 
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
-        folded player with Trips, Pairs or a progressive (commands.md, `showdown`)."""
+        folded player with Trips, Pairs or a progressive (docs/commands.md, `showdown`)."""
         return [s.seat for s in _by_seat(self) if s.turned_over_at_showdown]
 
     def known_cards(self) -> set[str]:
@@ -298,7 +298,7 @@ class TableGame:
             raise CommandError("invalid_command", f"unknown command type {kind!r}")
         unknown = set(command) - COMMAND_FIELDS[kind] - ENVELOPE_FIELDS
         if unknown:
-            # A misspelled field must not fall back to a default (commands.md).
+            # A misspelled field must not fall back to a default (docs/commands.md).
             raise CommandError("invalid_command", f"{kind} does not take {sorted(unknown)}")
         command_time(command)  # a malformed `at` is refused whether or not this command needs it
         game = self._copy()
@@ -1060,7 +1060,7 @@ _HANDLERS = {
 FUND_COMMANDS = {"no_more_bets", "showdown", "settle", "void_round", "confirm_award"}
 
 COMMAND_TYPES = tuple(_HANDLERS)
-# The fields each command takes (commands.md); any other is refused as invalid_command.
+# The fields each command takes (docs/commands.md); any other is refused as invalid_command.
 COMMAND_FIELDS = {
     "sit": {"seat", "player", "tppp"},
     "leave": {"seat"},

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='tableconfig',
             name='side_bets',
-            field=models.JSONField(blank=True, help_text="the side bets offered in this version (commands.md `side_bets`: pay tables, limits, the progressive's wager and meter with its share, seed and starting amounts); null: none", null=True),
+            field=models.JSONField(blank=True, help_text="the side bets offered in this version (docs/commands.md `side_bets`: pay tables, limits, the progressive's wager and meter with its share, seed and starting amounts); null: none", null=True),
         ),
     ]

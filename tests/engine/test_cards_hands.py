@@ -1,4 +1,4 @@
-"""Card parsing and hand evaluation (game-rules.md section 5 and the card notation).
+"""Card parsing and hand evaluation (docs/game-rules.md section 5 and the card notation).
 
 `evaluate` is checked three ways: exhaustively over every five-card hand (category counts
 and the 7,462 distinct hand values), against a slow independent evaluator written here

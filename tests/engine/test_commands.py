@@ -1,4 +1,4 @@
-"""Command refusals (commands.md error codes), dealing procedures, decks and collection fees.
+"""Command refusals (docs/commands.md error codes), dealing procedures, decks and collection fees.
 
 Every refusal is checked for its stable code AND for leaving the game's to_dict() exactly
 as it was (helpers.refuse).

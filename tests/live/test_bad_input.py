@@ -200,6 +200,10 @@ def test_a_failure_under_the_api_is_json_and_its_traceback_is_logged_with_debug_
             handler.setStream(previous)
     assert response.status_code == 500 and response.json()["error"]["code"] == "server_error"
     assert "Traceback" in written and "the database went away" in written
+    # The answer names the failure's reference, and so does its log line, above the traceback.
+    reference = response.json()["error"]["reference"]
+    assert f"[error reference {reference}]" in written.split("Traceback")[0]
+    assert "the database went away" not in response.content.decode()
 
 
 # --- in front of Django: the body limit ---------------------------------------------------

@@ -91,7 +91,7 @@ def test_connect_sends_the_snapshot_with_its_seq_then_every_event(session_cookie
     play(scenario)
 
 
-# One scenario that uses every command type of commands.md at least once.
+# One scenario that uses every command type of docs/commands.md at least once.
 EVERY_COMMAND = [
     *SEATED[:3],
     {"type": "sit", "seat": 4, "player": "P-4"},

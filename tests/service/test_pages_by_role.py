@@ -70,3 +70,4 @@ def test_a_server_error_is_the_sites_500_page(staff, rf):  # noqa: F811
     response = server_error(request)
     assert response.status_code == 500 and 'data-status="500"' in response.content.decode()
     assert "Nothing was changed" in response.content.decode()
+    assert f'<code class="error-reference">{request.error_reference}</code>' in response.content.decode()

@@ -1,4 +1,4 @@
-"""`manage.py replay`: results on stdout, nothing left behind, exit codes of commands.md."""
+"""`manage.py replay`: results on stdout, nothing left behind, exit codes of docs/commands.md."""
 
 import io
 import json

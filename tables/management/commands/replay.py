@@ -2,7 +2,7 @@
 
 Prints `{"results": [...]}`, one result per command, then rolls everything back.
 Exit status 0 when the file was readable whatever the commands did; 2 for an
-unreadable or malformed file, with the reason on stderr (commands.md).
+unreadable or malformed file, with the reason on stderr (docs/commands.md).
 """
 
 import json
@@ -97,7 +97,7 @@ def _run(table_config: dict, commands: list) -> list[dict]:
 
 
 class _ReplayClock:
-    """When each command of a replay file happened (commands.md): its `at`, an ISO 8601
+    """When each command of a replay file happened (docs/commands.md): its `at`, an ISO 8601
     UTC time never earlier than the previous `at`; without one, the previous command's
     time; the first command's, the time the replay starts."""
 
