@@ -163,6 +163,8 @@ CASES = [
     ("fresh", {"seat": 1}, "invalid_command"),
     ("fresh", {"type": 7}, "invalid_command"),
     ("fresh", {"type": "sit", "player": "X"}, "invalid_command"),
+    # a look-alike id: a Latin name with a Cyrillic "а" (rounds/engine/persons.py)
+    ("fresh", {"type": "sit", "seat": 1, "player": "P\u0430ul"}, "mixed_script_id"),
     ("fresh", {"type": "sit", "seat": "4", "player": "X"}, "invalid_command"),
     ("fresh", {"type": "sit", "seat": 4.0, "player": "X"}, "invalid_command"),
     ("fresh", {"type": "sit", "seat": True, "player": "X"}, "invalid_command"),
