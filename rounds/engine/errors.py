@@ -16,6 +16,8 @@ ERROR_CODES = frozenset(
     + ["rate_limited"]
     # A player id mixing scripts (rounds/engine/persons.py): a look-alike of someone else.
     + ["mixed_script_id"]
+    # The service's: a table whose first configuration no second supervisor approved yet.
+    + ["config_not_approved"]
 )
 
 
