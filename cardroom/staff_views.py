@@ -250,8 +250,10 @@ def table_status(request, table_id: int):
 @api_for("supervisor")
 @require_POST
 def table_config(request, table_id: int):
-    """A new configuration version, `{"config": {...}}`. A closed table's configuration is
-    changed at once; an open table's needs a second supervisor (the approval queue)."""
+    """A configuration change, `{"config": {...}}`, straight from a supervisor: refused
+    with `approval_required` (409) once the configuration is checked, open table or
+    closed. Every change is requested (`/api/tables/<id>/approvals`, kind `config`) and
+    carried out when a second supervisor approves it."""
 
     def configure(body):
         version = table_configure(table_id=table_id, config=body.get("config") or {}, changed_by=Actor.from_request(request))

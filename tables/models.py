@@ -22,6 +22,10 @@ class Table(models.Model):
     version = models.PositiveBigIntegerField(default=0)
     # Opened and closed by a supervisor; a closed table takes no command.
     is_open = models.BooleanField(default=True)
+    # Whether the configuration in force was made by the system (seed_demo, replay) or
+    # approved by a second supervisor: a table a person created stays closed, and cannot
+    # open, until its first configuration is approved (tables/services.py).
+    config_approved = models.BooleanField(default=True)
     # The rules engine's state (rounds.engine.table.TableGame.to_dict), kept with the row
     # that every command locks, so loading it costs no extra query.
     state = models.JSONField()

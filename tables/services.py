@@ -64,20 +64,41 @@ class CommandOutcome:
         }
 
 
-def table_create(*, name: str, config: dict, created_by: str, restart_meters: bool = False) -> Table:
+def table_create(*, name: str, config: dict, created_by: Actor | str, restart_meters: bool = False) -> Table:
     """A new table with configuration version 1. `config` is the replay file's `table`
     object (name excepted); it is checked by the engine (CommandError invalid_command).
     A progressive meter it names is made at its starting amounts if new (`restart_meters`:
-    set to them anyway, for a replay; collections_fees/jackpot.py)."""
+    set to them anyway, for a replay; collections_fees/jackpot.py).
+
+    Made by the system (seed_demo, replay: a name), the table is ready. Made by a person,
+    it is created closed with its first configuration waiting for a second supervisor:
+    a configuration request is filed with it (tables/approvals.py), and the table cannot
+    open (`config_not_approved`) until that request is approved."""
+    actor = _as_actor(created_by)
     if not isinstance(name, str) or not name.strip():
         raise CommandError("invalid_command", "a table needs a name")
     engine_config = EngineConfig.from_config(config)
     with transaction.atomic():
         table = Table.objects.create(
-            name=name.strip(), seats=engine_config.seats, state=TableGame.new(engine_config).to_dict()
+            name=name.strip(),
+            seats=engine_config.seats,
+            state=TableGame.new(engine_config).to_dict(),
+            is_open=actor.is_system,
+            config_approved=actor.is_system,
         )
-        _config_version_create(table=table, engine_config=engine_config, created_by=created_by)
+        _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         table.save(update_fields=["config"])
+        if not actor.is_system:
+            Approval.objects.create(
+                table=table,
+                kind="config",
+                payload={"reason": "a new table's first configuration", "config": engine_config.to_config()},
+                requested_by_id=actor.user_id,
+                requested_role=actor.role,
+                requested_session=actor.session[:64],
+                requested_address=actor.address[:64],
+                requested_at=timezone.now(),
+            )
         stamp = recording.Stamp.at(timezone.now())
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=stamp, restart=restart_meters)
     return table
@@ -85,29 +106,33 @@ def table_create(*, name: str, config: dict, created_by: str, restart_meters: bo
 
 def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, approved: bool = False) -> TableConfig:
     """A new configuration version, effective now. Between rounds only: a round always
-    plays under the one configuration it opened with. A person changes an open table's
-    configuration only through a second supervisor's approval (tables.approvals passes
-    `approved`); checked under the table lock, so a table opened meanwhile counts.
+    plays under the one configuration it opened with. A person changes a table's
+    configuration, open or closed, only through a second supervisor's approval
+    (tables.approvals passes `approved`); the system's own actors (seed_demo, replay,
+    management commands) need none.
     `config` names the keys it changes; every other key stays as the table has it (a
     change that switches the rotation policy on keeps the fee schedule and the pay table),
     and a key given as null goes back to its default (`"side_bets": null`: none offered)."""
     actor = _as_actor(changed_by)
     with transaction.atomic():
         table = lock_table(table_id)
-        if table.is_open and not approved and not actor.is_system:
-            raise CommandError(
-                "approval_required", "the table is open: request the change for a second supervisor's approval"
-            )
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
         if not isinstance(config, dict):
             raise CommandError("invalid_command", "the table configuration must be an object")
         engine_config = EngineConfig.from_config({**game.config.to_config(), **config, "seats": table.seats})
+        # After the configuration is checked, so that a bad one is named as such.
+        if not approved and not actor.is_system:
+            raise CommandError(
+                "approval_required", "a configuration change needs a second supervisor: request it for approval"
+            )
+        if approved:
+            table.config_approved = True
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
         table.state = game.with_config(engine_config).to_dict()
-        table.save(update_fields=["state", "config"])
+        table.save(update_fields=["state", "config", "config_approved"])
         floor_row_changed_on_commit(table.pk)
         audit_record(
             actor=actor,
@@ -152,6 +177,10 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
         table = lock_table(table_id)
         if not open and table.state.get("round") is not None:
             raise CommandError("wrong_state", "finish or void the round before closing the table")
+        if open and not table.config_approved:
+            raise CommandError(
+                "config_not_approved", f"{table.name}'s first configuration waits for a second supervisor's approval"
+            )
         table.is_open = open
         table.save(update_fields=["is_open"])
         floor_row_changed_on_commit(table.pk)

@@ -8,6 +8,8 @@ ERROR_TEXT = {
     "seat_taken": "That seat is already taken.",
     "seat_empty": "Nobody is sitting in that seat.",
     "player_already_seated": "That player is already seated at this table.",
+    "config_not_approved": "This table's first configuration needs a second supervisor's approval before it opens.",
+    "mixed_script_id": "That id mixes letters of different alphabets: type it in one alphabet.",
     "seat_is_player_dealer": "That seat is the player-dealer: it banks, it does not bet.",
     "not_in_round": "That seat has no wager in this round.",
     "no_player_dealer": "There is no player-dealer: offer the bank first.",

@@ -317,10 +317,10 @@ def test_a_supervisor_closes_a_table_between_rounds_and_a_closed_table_takes_no_
     assert supervisor.post(url, '{"open": false}', content_type="application/json").json() == {"ok": True, "open": False}
     refused = command_execute(table_id=table.pk, command={"type": "sit", "seat": 3, "player": "P-3"}, actor="test")
     assert refused.result["error"]["code"] == "wrong_state"
-    # Closed, its configuration changes at once; open, it would need a second supervisor.
+    # Closed or open, a configuration change needs a second supervisor (issue 21).
     changed = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-03"}}',
                               content_type="application/json")
-    assert changed.json()["config_version"] == 2
+    assert changed.status_code == 409 and changed.json()["error"]["code"] == "approval_required"
     supervisor.post(url, '{"open": true}', content_type="application/json")
     again = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-04"}}',
                             content_type="application/json")

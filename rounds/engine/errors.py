@@ -14,6 +14,10 @@ ERROR_CODES = frozenset(
     + ["tppp_limit", "badge_expired", "tppp_one_round", "game_ended"]
     # The service's, not the rules': a person sending refused commands too fast.
     + ["rate_limited"]
+    # A player id mixing scripts (rounds/engine/persons.py): a look-alike of someone else.
+    + ["mixed_script_id"]
+    # The service's: a table whose first configuration no second supervisor approved yet.
+    + ["config_not_approved"]
 )
 
 

@@ -13,7 +13,7 @@ starts a new cycle with `offer_bank`.
 
 from dataclasses import dataclass, field
 
-from .persons import person_key
+from .persons import same_person
 from .seats import clockwise_after
 
 
@@ -34,11 +34,11 @@ class Rotation:
 
     def known_as(self, player: str) -> str:
         """The spelling this rotation already knows `player` by (the same person written
-        with other case or spacing), else `player`: a person sitting down again under
-        another spelling stays one person, and every comparison here is of one string."""
-        key = person_key(player)
+        with other case or spacing, or in look-alike letters: rounds/engine/persons.py),
+        else `player`: a person sitting down again under another spelling stays one
+        person, and every comparison here is of one string."""
         known = (self.streak_player, self.pd_player, self.passer, *self.offered)
-        return next((p for p in known if p is not None and person_key(p) == key), player)
+        return next((p for p in known if p is not None and same_person(p, player)), player)
 
     def eligible(self, player: str) -> bool:
         limit = 1 if player == self.one_round else self.limit

@@ -15,7 +15,7 @@ from .cards import DECK, parse_cards
 from .errors import CommandError
 from .fees import FeeLine, FeeSchedule, PlayerWager, assess_fees, fee_schedule_from_config
 from .paytables import PayTable, paytable_from_config
-from .persons import person_key, printed
+from .persons import checked_script, printed, same_person
 from .records import (
     BetsClosed,
     CardsDealt,
@@ -447,10 +447,10 @@ def _sit(step: _Step) -> dict:
     # Tidied before it is checked: any white space a keyboard or scanner sends (a tab, a
     # no-break space) is one space in a person's id (rounds/engine/persons.py).
     raw = step.command.get("player")
-    player = checked_text("player", printed(raw) if isinstance(raw, str) else raw)
+    player = checked_script(checked_text("player", printed(raw) if isinstance(raw, str) else raw))
     if seat in game.occupants:
         raise CommandError("seat_taken", f"seat {seat} is taken by {game.occupants[seat]}")
-    seated = next((p for p in game.occupants.values() if person_key(p) == person_key(player)), None)
+    seated = next((p for p in game.occupants.values() if same_person(p, player)), None)
     if seated is not None:
         raise CommandError("player_already_seated", f"{player} is already seated at this table (as {seated})")
     player = game.rotation.known_as(player)

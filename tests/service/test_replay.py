@@ -122,3 +122,52 @@ def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, lo
     # Each command stopped the database it started: nothing is left running on its files.
     assert (localdb_dir / "postgres" / "PG_VERSION").exists()
     assert not (localdb_dir / "postgres" / "postmaster.pid").exists()
+
+
+def _returns_as(spelling: str) -> dict:
+    """Issue 21's sequence: P-101 banks two rounds at seat 1, leaves, sits again at seat 4
+    as `spelling`; the others decline the bank and seat 4 accepts it."""
+    from tests.engine.helpers import quick_round
+
+    return {
+        "table": {"name": "UTH-LOOK", "seats": 6},
+        "commands": [
+            {"type": "sit", "seat": 1, "player": "P-101"},
+            {"type": "sit", "seat": 2, "player": "P-2"},
+            {"type": "sit", "seat": 3, "player": "P-3"},
+            {"type": "offer_bank", "seat": 1},
+            {"type": "accept_bank", "seat": 1},
+            *quick_round(2),
+            *quick_round(2),
+            {"type": "leave", "seat": 1},
+            {"type": "sit", "seat": 4, "player": spelling},
+            {"type": "decline_bank", "seat": 2},
+            {"type": "decline_bank", "seat": 3},
+            {"type": "accept_bank", "seat": 4},
+        ],
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("spelling", ["p-101", "\u0420-101", "\u0440-101"])  # Latin p, Cyrillic Р and р
+def test_a_look_alike_of_the_player_dealer_is_refused_a_third_round(spelling, monkeypatch):
+    results = replay(_returns_as(spelling), monkeypatch)["results"]
+    assert all(r["ok"] for r in results[:-1]), results
+    assert results[-1]["error"]["code"] == "not_offered"
+
+
+@pytest.mark.django_db
+def test_someone_else_returning_to_the_seat_may_take_the_bank(monkeypatch):
+    """The same sequence with another person: accepted, so the refusal above is the person's."""
+    results = replay(_returns_as("Q-101"), monkeypatch)["results"]
+    assert all(r["ok"] for r in results), results
+
+
+@pytest.mark.django_db
+def test_a_mixed_script_id_is_refused_in_a_replay(monkeypatch):
+    document = {"table": {"name": "T", "seats": 6}, "commands": [
+        {"type": "sit", "seat": 1, "player": "P\u0430ul"},  # Cyrillic а inside a Latin name
+        {"type": "sit", "seat": 1, "player": "Paul"},  # the seat stayed empty
+    ]}
+    results = replay(document, monkeypatch)["results"]
+    assert results[0]["error"]["code"] == "mixed_script_id" and results[1] == {"ok": True}
