@@ -232,6 +232,26 @@ def test_a_person_cannot_state_when_a_box_was_registered_or_placed(make_table):
     assert (placed.gaming_day, placed.shift) == (cal.gaming_day(earlier), cal.shift(earlier))
 
 
+def test_a_stated_time_without_its_zone_is_refused(make_table):
+    table = make_table()
+    with pytest.raises(counts.CountError) as refused:
+        counts.box_register(identifier="B-1", kind="fees", table_id=table.pk, actor=Actor.system("seed-test"),
+                            at=timezone.now().replace(tzinfo=None))
+    assert refused.value.code == "invalid_input" and not DropBox.objects.exists()
+
+
+def test_a_past_shift_too_short_for_the_demo_rounds_is_refused_and_nothing_is_seeded(settings):
+    from django.core.management.base import CommandError
+
+    # A 20-minute shift before the gaming day starts (it runs on the next calendar day).
+    settings.CARDROOM_SHIFTS = [("grave", "22:00"), ("dawn", "05:40"), ("day", "06:00"), ("swing", "14:00")]
+    clock = Clock()
+    clock.set(date(2026, 3, 3), time(6, 30))
+    with mock.patch("django.utils.timezone.now", clock), pytest.raises(CommandError, match="too short"):
+        seed()
+    assert not Table.objects.exists() and not TableEvent.objects.exists() and not JackpotMeter.objects.exists()
+
+
 def test_a_box_is_not_placed_back_in_time_behind_a_later_placement(make_table):
     table, system = make_table(), Actor.system("seed-test")
     now_box = counts.box_register(identifier="B-now", kind="fees", table_id=table.pk, actor=system)

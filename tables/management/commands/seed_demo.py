@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
@@ -161,8 +161,10 @@ class PastShift:
                 rng = random.Random(f"{SEED}:{name}")  # the same rounds on every fresh seed
                 for _ in range(PAST_ROUNDS_PER_TABLE):
                     clock = play_round(table, rng, clock)
-            if clock >= self.end:
-                raise RuntimeError(f"the past shift is too short for the demo's rounds ({self.start} to {self.end})")
+            if clock >= self.end:  # rolls the table back: its rounds would spill into the next shift
+                raise CommandError(
+                    f"the {self.shift} shift ({self.start:%H:%M} to {self.end:%H:%M} UTC) is too short for the demo's rounds"
+                )
         return table
 
 
