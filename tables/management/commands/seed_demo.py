@@ -163,7 +163,7 @@ class PastShift:
                     clock = play_round(table, rng, clock)
             if clock >= self.end:  # rolls the table back: its rounds would spill into the next shift
                 raise CommandError(
-                    f"the {self.shift} shift ({self.start:%H:%M} to {self.end:%H:%M} UTC) is too short for the demo's rounds"
+                    f"the {self.shift} shift ({self.start:%H:%M} to {self.end:%H:%M}) is too short for the demo's rounds"
                 )
         return table
 
