@@ -95,7 +95,6 @@ def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table(
     from io import StringIO
 
     from django.core.management import call_command
-
     from django.utils import timezone
 
     from cardroom.gaming_day import calendar

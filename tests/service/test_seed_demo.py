@@ -20,10 +20,22 @@ from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from collections_fees import counts
 from collections_fees.models import (
-    BoxPlacement, CollectionEntry, DropBox, JackpotEntry, JackpotMeter, ShiftClose,
+    BoxPlacement,
+    CollectionEntry,
+    DropBox,
+    JackpotEntry,
+    JackpotMeter,
+    ShiftClose,
 )
 from rounds.models import Round, Wager
-from tables.models import ChainCheckpoint, DealerAssignment, RejectedCommand, Table, TableConfig, TableEvent
+from tables.models import (
+    ChainCheckpoint,
+    DealerAssignment,
+    RejectedCommand,
+    Table,
+    TableConfig,
+    TableEvent,
+)
 from tables.services import command_execute
 from tests.compliance.ledger import Clock
 from tests.counts.play import pieces
