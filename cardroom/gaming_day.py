@@ -59,6 +59,13 @@ class Calendar:
         end = start_of(names[position + 1]) if position + 1 < len(names) else self.day_bounds(day)[1]
         return start_of(shift), end
 
+    def previous_shift(self, moment: datetime) -> tuple[date, str]:
+        """The gaming day and shift that ended last before `moment`: the one running just
+        before the current shift started (the count team counts it next)."""
+        started = self.shift_bounds(self.gaming_day(moment), self.shift(moment))[0]
+        before = started - timedelta(microseconds=1)
+        return self.gaming_day(before), self.shift(before)
+
 
 def _parse(clock: str) -> time:
     hours, minutes = clock.split(":")

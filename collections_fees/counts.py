@@ -38,7 +38,7 @@ from django.db import connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from cardroom.access import Actor
+from cardroom.access import SYSTEM, Actor
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
@@ -67,6 +67,9 @@ COUNT_ERROR_CODES = frozenset(
 
 # Who may do what (the views' guards let the same roles in; these checks are the rule).
 BOX_KEEPERS = ("supervisor", "manager")
+# The demo seed (a system process) registers and places the demo floor's boxes itself,
+# including in the past shift it plays (`at`, which no person may give).
+BOX_SYSTEM_KEEPERS = (*BOX_KEEPERS, SYSTEM)
 COUNTERS = ("count_team",)
 CLOSERS = ("supervisor", "manager")
 MANAGERS = ("manager",)
@@ -126,6 +129,17 @@ def _refuse_if_closed(gaming_day: date, shift: str) -> None:
         raise CountError("shift_closed", f"the {shift} shift of {gaming_day} is closed: its count is frozen")
 
 
+def _when(actor: Actor, at: datetime | None) -> datetime:
+    """When a box action happens: now, or for a system process the time it states."""
+    if at is None:
+        return timezone.now()
+    if not actor.is_system:
+        raise CountError("not_authorized", "only a system process states when a box action happened")
+    if not isinstance(at, datetime) or at.tzinfo is None:
+        raise CountError("invalid_input", "a box action's time is an aware datetime")
+    return at
+
+
 def _refuse_if_not_over(gaming_day: date, shift: str, now: datetime) -> None:
     if now < calendar().shift_bounds(gaming_day, shift)[1]:
         raise CountError("shift_not_over", f"the {shift} shift of {gaming_day} has not ended yet")
@@ -134,11 +148,13 @@ def _refuse_if_not_over(gaming_day: date, shift: str, now: datetime) -> None:
 # --- Boxes ------------------------------------------------------------------------------
 
 
-def box_register(*, identifier, kind, table_id: int | None, actor: Actor) -> DropBox:
-    """Register a box. A fee or jackpot box names its table; an emergency box none."""
+def box_register(*, identifier, kind, table_id: int | None, actor: Actor, at: datetime | None = None) -> DropBox:
+    """Register a box. A fee or jackpot box names its table; an emergency box none.
+    `at`: when, for a system process registering it in a past shift (the demo seed)."""
     from tables.models import Table
 
-    _require_role(actor, BOX_KEEPERS, "registering a drop box")
+    _require_role(actor, BOX_SYSTEM_KEEPERS, "registering a drop box")
+    now = _when(actor, at)
     identifier = _text(identifier, "the box identifier", required=True, limit=32)
     if kind not in BOX_SLOTS:
         raise CountError("invalid_input", f"a box is one of {sorted(BOX_SLOTS)}")
@@ -151,7 +167,7 @@ def box_register(*, identifier, kind, table_id: int | None, actor: Actor) -> Dro
         if DropBox.objects.filter(identifier__iexact=identifier).exists():
             raise CountError("wrong_state", f"a box {identifier!r} is registered already")
         box = DropBox.objects.create(
-            identifier=identifier, kind=kind, table_id=table_id, registered_by=actor.name, registered_at=timezone.now()
+            identifier=identifier, kind=kind, table_id=table_id, registered_by=actor.name, registered_at=now
         )
         _audit(actor, "box_registered", table_id=table_id, summary=f"{kind} box {identifier} registered")
     return box
@@ -197,14 +213,16 @@ def boxes_now(tables, now: datetime | None = None) -> dict[int, dict]:
     }
 
 
-def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> BoxPlacement:
+def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "", at: datetime | None = None) -> BoxPlacement:
     """Put a box on a table for the current gaming day and shift. Replacing the box in
-    force in the same slot is a swap: it needs a reason; who and when are recorded."""
+    force in the same slot is a swap: it needs a reason; who and when are recorded.
+    `at`: a system process placing it in a past shift (the demo seed), for that shift."""
     from tables.events import floor_row_changed_on_commit
     from tables.models import Table
     from tables.services import lock_table
 
-    _require_role(actor, BOX_KEEPERS, "placing a drop box")
+    _require_role(actor, BOX_SYSTEM_KEEPERS, "placing a drop box")
+    now = _when(actor, at)
     reason = _text(reason, "the reason", required=False, limit=200)
     with transaction.atomic():
         try:
@@ -217,7 +235,11 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "") -> 
             raise CountError("not_found", "no such drop box") from None
         if box.table_id is not None and box.table_id != table.pk:
             raise CountError("box_of_another_table", f"box {box.identifier} carries the identifier of another table")
-        now = timezone.now()
+        if at is not None and BoxPlacement.objects.filter(table=table, placed_at__gt=now).exists():
+            # The table row keeps the boxes of the latest placement's shift, which every
+            # command's fees go into: a placement back in time would put an older
+            # shift's box there.
+            raise CountError("wrong_state", f"{table.name} has a box placed after {now.isoformat()}")
         cal = calendar()
         day, shift = cal.gaming_day(now), cal.shift(now)
         _lock_shift(day, shift)

@@ -28,7 +28,7 @@ def meter_ensure(progressive: Progressive | None, *, stamp, restart: bool = Fals
     if progressive is None:
         return None
     _, created = JackpotMeter.objects.get_or_create(
-        name=progressive.meter, defaults={"meter": 0, "reserve": 0, "created_at": timezone.now()}
+        name=progressive.meter, defaults={"meter": 0, "reserve": 0, "created_at": stamp.now}
     )
     meter = meter_lock(progressive.meter)
     if created or restart:

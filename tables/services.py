@@ -64,7 +64,9 @@ class CommandOutcome:
         }
 
 
-def table_create(*, name: str, config: dict, created_by: Actor | str, restart_meters: bool = False) -> Table:
+def table_create(
+    *, name: str, config: dict, created_by: Actor | str, restart_meters: bool = False, at: datetime | None = None
+) -> Table:
     """A new table with configuration version 1. `config` is the replay file's `table`
     object (name excepted); it is checked by the engine (CommandError invalid_command).
     A progressive meter it names is made at its starting amounts if new (`restart_meters`:
@@ -73,8 +75,12 @@ def table_create(*, name: str, config: dict, created_by: Actor | str, restart_me
     Made by the system (seed_demo, replay: a name), the table is ready. Made by a person,
     it is created closed with its first configuration waiting for a second supervisor:
     a configuration request is filed with it (tables/approvals.py), and the table cannot
-    open (`config_not_approved`) until that request is approved."""
+    open (`config_not_approved`) until that request is approved. `at` is when the table
+    was set up, for one that plays a past shift (the demo seed, a system process): its
+    configuration and meter then date from then, before the rounds it plays; by default, now."""
     actor = _as_actor(created_by)
+    if at is not None and not actor.is_system:
+        raise CommandError("not_authorized", "only the system's own processes date a table in the past")
     if not isinstance(name, str) or not name.strip():
         raise CommandError("invalid_command", "a table needs a name")
     engine_config = EngineConfig.from_config(config)
@@ -86,7 +92,8 @@ def table_create(*, name: str, config: dict, created_by: Actor | str, restart_me
             is_open=actor.is_system,
             config_approved=actor.is_system,
         )
-        _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
+        now = at or timezone.now()
+        _config_version_create(table=table, engine_config=engine_config, created_by=actor.name, now=now)
         table.save(update_fields=["config"])
         if not actor.is_system:
             Approval.objects.create(
@@ -97,9 +104,9 @@ def table_create(*, name: str, config: dict, created_by: Actor | str, restart_me
                 requested_role=actor.role,
                 requested_session=actor.session[:64],
                 requested_address=actor.address[:64],
-                requested_at=timezone.now(),
+                requested_at=now,
             )
-        stamp = recording.Stamp.at(timezone.now())
+        stamp = recording.Stamp.at(now)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=stamp, restart=restart_meters)
     return table
 
@@ -215,8 +222,8 @@ def _fee_schedule_version(*, table: Table, engine_config: EngineConfig, created_
     return schedule
 
 
-def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str) -> TableConfig:
-    now = timezone.now()
+def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str, now=None) -> TableConfig:
+    now = now or timezone.now()
     schedule = _fee_schedule_version(table=table, engine_config=engine_config, created_by=created_by, now=now)
     limits = engine_config.limits
     config = TableConfig.objects.create(
@@ -260,8 +267,10 @@ def command_execute(
     a bounded copy of it (wire.received), so the log shows what was sent.
     A person past CARDROOM_REFUSED_COMMANDS_PER_MINUTE refusals is answered
     `rate_limited` and nothing is stored or applied.
-    `at` is when the command happened, for a replay file's command (docs/commands.md); a
-    live command is stamped with the server's clock, and one carrying `at` is refused.
+    `at` is when the command happened, for a replay file's command (docs/commands.md) or
+    the demo seed's past shift: a system process's only (a person's command is refused
+    `not_authorized`); a live command is stamped with the server's clock, and one whose
+    body carries `at` is refused.
     The engine gets the time as the command's `at` (game-rules 2A needs it).
     Raises Table.DoesNotExist for an unknown table; every other refusal is a result.
     """
@@ -299,6 +308,10 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
                 return CommandOutcome(prior, table.version, replayed=True)
         stamp = recording.Stamp.at(at or timezone.now())
         try:
+            if at is not None and not actor.is_system:
+                # A person's command happens when the server receives it: the clock is
+                # not theirs to set (nothing a person sends reaches here with `at`).
+                raise CommandError("not_authorized", "only a system process states when its command happened")
             _check_envelope(table, command)
             if not table.is_open:
                 raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")

@@ -1,24 +1,44 @@
-"""`python manage.py seed_demo`: a floor of demo tables ready to deal, and demo logins.
+"""`python manage.py seed_demo`: a demo floor that shows the whole product at once.
 
-Idempotent: tables and users that exist are left as they are. Everything is created
-through the command service, like a dealer would. The demo passwords are for the demo
-only: they are printed, so never run this against a real cardroom's database.
+* Demo tables with seated players and a player-dealer, ready to deal: two offer side
+  bets (Bad Beat and Pairs), one of them the progressive too (its meter and its jackpot
+  box), one runs under the rotation policy (game-rules 2A), one is empty.
+* The shift before the one running now, already played: the tables were set up, boxes
+  placed and rounds dealt at times inside that shift, so the count team can open its
+  count sheet at once and find boxes with what the logs expect in them.
+* Demo logins, one per role, with the demo dealer assigned to every table for today.
+
+Everything goes through the services a floor uses (the command service, the table
+configuration, the drop boxes), as the system actor `seed_demo`: a system process is
+exempt from the two-person rule, and only a system process may state when something
+happened (`at`), which is how the past shift's rows get their times, each stamped,
+hashed and chained as the service does it (`verify_logs` verifies them).
+
+Idempotent: a demo table that exists is left as it is (its past shift was played when it
+was made), and so are users and the boxes of the shift running now. The demo passwords
+are for the demo only: they are printed, so never run this against a real cardroom's
+database.
 """
+
+import random
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
-from collections_fees import counts
-from collections_fees.models import DropBox
+from collections_fees import counts, jackpot
+from collections_fees.models import DropBox, JackpotMeter
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
+from tables.selectors import table_view
 from tables.services import command_execute, table_create
 
+SEED = "seed_demo"  # the system actor every seeded action is recorded under
 FEES = {
     "payers": "all_players",
     "player_basis": "ante",
@@ -29,6 +49,15 @@ FEES = {
     ],
 }
 LIMITS = {"ante_min": 500, "ante_max": 100000, "trips_min": 100, "trips_max": 25000}
+BANKED_SIDE_BETS = {
+    "bad_beat": {"paytable": "BBB-01", "min": 100, "max": 2500},
+    "pairs": {"paytable": "UPB-1", "min": 100, "max": 2500},
+}
+PROGRESSIVE = {  # game-rules 10.3: $1 a hand, 80 % to the meter, reseeded at $5,000
+    "paytable": "PROG-01",
+    "wager": 100,
+    "meter": {"name": "Demo Progressive", "meter_share": 80, "seed": 500000, "meter": 1000000, "reserve": 600000},
+}
 
 # name -> (configuration, seated players {seat: player}, the seat first offered the bank)
 DEMO_TABLES = {
@@ -37,13 +66,15 @@ DEMO_TABLES = {
         {1: "P-101", 2: "P-102", 3: "P-103", 5: "P-105"},
         1,
     ),
-    "Demo UTH-2": (
-        {"seats": 6, "paytable": "UTH-02", "limits": LIMITS, "dealing": "shoe", "fee_schedule": FEES},
+    "Demo UTH-2": (  # Bad Beat and Pairs
+        {"seats": 6, "paytable": "UTH-02", "limits": LIMITS, "dealing": "shoe", "fee_schedule": FEES,
+         "side_bets": BANKED_SIDE_BETS},
         {1: "P-201", 2: "P-202", 4: "P-204", 6: "P-206"},
         2,
     ),
-    "Demo UTH-3": (
-        {"seats": 7, "paytable": "UTH-03", "limits": LIMITS, "dealing": "community_first", "fee_schedule": FEES},
+    "Demo UTH-3": (  # Bad Beat, Pairs and the progressive (its jackpot box beside the fee box)
+        {"seats": 7, "paytable": "UTH-03", "limits": LIMITS, "dealing": "community_first", "fee_schedule": FEES,
+         "side_bets": {**BANKED_SIDE_BETS, "progressive": PROGRESSIVE}},
         {1: "P-301", 3: "P-303", 5: "P-305", 7: "P-307"},
         3,
     ),
@@ -79,8 +110,19 @@ DEMO_USERS = {
 }
 
 
-def demo_table(name: str, config: dict, players: dict[int, str], first_offer: int | None) -> Table:
-    """The table `name`, created with its players and player-dealer if it does not exist."""
+# The demo tables that deal rounds in the past shift: every table with players but the
+# one under the rotation policy, whose game would then end at its first round today (no
+# second banker within the window: game-rules 2A.3) and wait for a supervisor.
+PAST_ROUNDS_PER_TABLE = 3
+ANTES = (500, 1000, 2500)
+SECONDS_PER_TAP = 20  # between two of the past shift's commands at a table
+
+
+def demo_table(
+    name: str, config: dict, players: dict[int, str], first_offer: int | None, *, at: datetime | None = None
+) -> Table:
+    """The table `name`, created with its players and player-dealer if it does not exist
+    (`at`: set up at that time, by the system actor: the past shift's start)."""
     table = Table.objects.filter(name=name).first()
     if table is not None:
         return table
@@ -88,11 +130,93 @@ def demo_table(name: str, config: dict, players: dict[int, str], first_offer: in
     if first_offer is not None:
         commands += [{"type": "offer_bank", "seat": first_offer}, {"type": "accept_bank", "seat": first_offer}]
     with transaction.atomic():
-        table = table_create(name=name, config=config, created_by="seed_demo")
-        for command in commands:
-            outcome = command_execute(table_id=table.pk, command=command, actor="seed_demo")
+        table = table_create(name=name, config=config, created_by=SEED, at=at)
+        for n, command in enumerate(commands):
+            when = at + timedelta(seconds=n) if at else None
+            outcome = command_execute(table_id=table.pk, command=command, actor=SEED, at=when)
             assert outcome.ok, (command, outcome.result)
     return table
+
+
+class PastShift:
+    """The shift that ended last, replayed on the demo floor: its own clock per table,
+    from shortly after the shift's start, one tap every SECONDS_PER_TAP."""
+
+    def __init__(self, now: datetime):
+        cal = calendar()
+        self.gaming_day, self.shift = cal.previous_shift(now)
+        self.start, self.end = cal.shift_bounds(self.gaming_day, self.shift)
+        self.opening = self.start + min(timedelta(minutes=30), (self.end - self.start) / 8)
+
+    def table(self, name: str, config: dict, players: dict[int, str], first_offer: int | None) -> Table:
+        """The demo table, and on the run that makes it, its past shift: set up, boxes
+        placed, rounds dealt (all or nothing)."""
+        if Table.objects.filter(name=name).exists():
+            return Table.objects.get(name=name)
+        with transaction.atomic():
+            table = demo_table(name, config, players, first_offer, at=self.opening)
+            clock = self.opening + timedelta(minutes=5)
+            place_boxes(table, at=clock)
+            if players and "rotation_policy" not in config:
+                rng = random.Random(f"{SEED}:{name}")  # the same rounds on every fresh seed
+                for _ in range(PAST_ROUNDS_PER_TABLE):
+                    clock = play_round(table, rng, clock)
+            if clock >= self.end:  # rolls the table back: its rounds would spill into the next shift
+                raise CommandError(
+                    f"the {self.shift} shift ({self.start:%H:%M} to {self.end:%H:%M}) is too short for the demo's rounds"
+                )
+        return table
+
+
+def _send(table: Table, command: dict, at: datetime) -> datetime:
+    outcome = command_execute(table_id=table.pk, command=command, actor=SEED, at=at)
+    assert outcome.ok, (table.name, command, outcome.result)
+    return at + timedelta(seconds=SECONDS_PER_TAP)
+
+
+def _view(table: Table) -> dict:
+    table.refresh_from_db(fields=["state"])
+    progressive = table.state["config"].get("side_bets") or {}
+    meter = (progressive.get("progressive") or {}).get("meter")
+    fund = jackpot.fund_of(JackpotMeter.objects.get(name=meter["name"])) if meter else None
+    return table_view(table.state, fund=fund)
+
+
+def play_round(table: Table, rng: random.Random, at: datetime) -> datetime:
+    """One whole round, as a dealer would tap it from the tablet's next step; every
+    player wagers, with Trips now and then and the table's side bets when offered.
+    Returns the time of the next tap."""
+    view = _view(table)
+    if view["next"]["step"] == "offer":  # the rotation limit: the seat offered takes the bank
+        at = _send(table, {"type": "accept_bank", "seat": view["next"]["seat"]}, at)
+        view = _view(table)
+    offered = table.state["config"].get("side_bets") or {}
+    at = _send(table, {"type": "open_round", "bank": 100000}, at)
+    for seat in (s["seat"] for s in view["seats"] if s["role"] == "player"):
+        wager = {"type": "wager", "seat": seat, "ante": rng.choice(ANTES)}
+        if rng.random() < 0.6:
+            wager["trips"] = 500
+            if "bad_beat" in offered:
+                wager["bad_beat"] = 100
+        if "pairs" in offered and rng.random() < 0.6:
+            wager["pairs"] = 500
+        if "progressive" in offered:
+            wager["progressive"] = True
+        at = _send(table, wager, at)
+    at = _send(table, {"type": "no_more_bets"}, at)
+    while True:
+        view = _view(table)
+        step = view["next"]
+        if step["step"] == "decisions":
+            seat = next(s for s in view["seats"] if s["seat"] == step["pending"][0])
+            command = {**rng.choice(seat["actions"]), "seat": seat["seat"]}
+        elif step["step"] == "confirm_award":  # a royal: the seed states who confirmed it
+            command = {"type": "confirm_award", "seat": step["awards"][0]["seat"], "approved_by": SEED}
+        else:  # deal, flop, turn_river, showdown, settle: the server shuffles and deals
+            command = {"type": step["step"]}
+        at = _send(table, command, at)
+        if command["type"] == "settle":
+            return at
 
 
 def demo_user(username: str, password: str, role: str) -> str:
@@ -117,31 +241,49 @@ def assign_demo_dealer(tables: list[Table]) -> None:
             )
 
 
-def place_demo_boxes(tables: list[Table]) -> None:
-    """Each demo table gets its fee box (FEES-<id>), placed for the shift running now."""
-    supervisor = Actor.of(get_user_model().objects.get(username="supervisor"))
-    now, cal = timezone.now(), calendar()
-    for table in tables:
-        box = DropBox.objects.filter(identifier=f"FEES-{table.pk}").first() or counts.box_register(
-            identifier=f"FEES-{table.pk}", kind="fees", table_id=table.pk, actor=supervisor
-        )
-        if counts.placement_in_force(table_id=table.pk, gaming_day=cal.gaming_day(now), shift=cal.shift(now)) is None:
-            counts.box_place(table_id=table.pk, box_id=box.pk, actor=supervisor)
+def _box(identifier: str, kind: str, table: Table, at: datetime | None) -> DropBox:
+    found = DropBox.objects.filter(identifier=identifier).first()
+    return found or counts.box_register(identifier=identifier, kind=kind, table_id=table.pk, actor=Actor.system(SEED), at=at)
+
+
+def place_boxes(table: Table, at: datetime | None = None) -> None:
+    """The table's fee box (FEES-<id>) and, with a progressive, its jackpot box
+    (JACKPOT-<id>), placed for the shift at `at` (default: the one running now) unless
+    placed already. A box is emptied at the count and goes back on its table."""
+    moment, cal = at or timezone.now(), calendar()
+    day, shift = cal.gaming_day(moment), cal.shift(moment)
+    table.refresh_from_db()
+    slots = {"fees": f"FEES-{table.pk}"}
+    if (table.state["config"].get("side_bets") or {}).get("progressive"):
+        slots["jackpot"] = f"JACKPOT-{table.pk}"
+    for slot, identifier in slots.items():
+        if counts.placement_in_force(table_id=table.pk, gaming_day=day, shift=shift, slot=slot) is None:
+            box = _box(identifier, slot, table, at)
+            counts.box_place(table_id=table.pk, box_id=box.pk, actor=Actor.system(SEED), at=at)
 
 
 class Command(BaseCommand):
-    help = "Create the demo floor (tables with seated players) and demo logins; prints them. Idempotent."
+    help = (
+        "Create the demo floor (tables with seated players, side bets, a progressive, the rotation policy), "
+        "its previous shift played and ready to count, and demo logins; prints them. Idempotent."
+    )
 
     def handle(self, *args, **options):
-        tables = [demo_table(name, *spec) for name, spec in DEMO_TABLES.items()]
+        past = PastShift(timezone.now())
+        tables = [past.table(name, *spec) for name, spec in DEMO_TABLES.items()]
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
-        place_demo_boxes(tables)
+        for table in tables:
+            place_boxes(table)
         publisher.drain()
         self.stdout.write("Demo floor ready:")
         for table in tables:
             self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")
         self.stdout.write("  floor dashboard: /floor/")
+        self.stdout.write(
+            f"  count the {past.shift} shift of {past.gaming_day} (played, ready to count): "
+            f"/compliance/count/{past.gaming_day}/{past.shift}/"
+        )
         self.stdout.write("Demo logins (demo only):")
         for name, password in logins.items():
             self.stdout.write(f"  user {name}  password {password}  ({DEMO_USERS[name][1]})")
