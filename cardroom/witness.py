@@ -302,7 +302,8 @@ def read(folder: Path | None = None) -> Reading:
     reading = Reading()
     files = sorted(p.name for p in folder.glob(f"{PREFIX}*{SUFFIX}")) if folder.is_dir() else []
     index = _read_index(folder, reading)
-    if index is None:
+    indexed = index is not None
+    if not indexed:
         if files:
             reading.problems.append(f"the witness index {folder / INDEX} is missing, but {len(files)} witness files are there")
         index = {}
@@ -314,7 +315,7 @@ def read(folder: Path | None = None) -> Reading:
     for name in files:
         reading.files += 1
         entry = index.get(name)
-        if entry is None and index:
+        if entry is None and indexed:
             reading.problems.append(f"witness file {name} is not in the witness index: its lines there were removed")
         _read_file(folder / name, entry, reading)
     return reading
