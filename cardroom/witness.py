@@ -38,6 +38,8 @@ logged at CRITICAL and the heads stay pending, written by the next successful wr
 from __future__ import annotations
 
 import atexit
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -71,14 +73,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _signed_line(content: dict) -> bytes:
+def _signed_line(content: dict) -> tuple[bytes, str]:
+    """The line of `content` with its key id and signature, and the signature."""
     key_id = hashchain.current_key_id()
-    signature = hashchain.sign(content, key_id)
-    line = hashchain.canonical({**content, "key_id": key_id, "sig": signature}) + "\n"
-    data = line.encode("utf-8")
+    text = hashchain.canonical(content)
+    signature = hmac.new(hashchain.key(key_id), text.encode("utf-8"), hashlib.sha256).hexdigest()  # hashchain.sign
+    # The signed fields, then the signature's (one canonical JSON encoding, not two).
+    data = (text[:-1] + "," + json.dumps({"key_id": key_id, "sig": signature})[1:] + "\n").encode("utf-8")
     if len(data) > MAX_LINE:
         raise ValueError(f"a witness line of {len(data)} bytes is over {MAX_LINE}")
-    return data
+    return data, signature
 
 
 def _write_line(fd: int, data: bytes) -> None:
@@ -131,7 +135,7 @@ class _Writer:
     def _index(self, content: dict) -> None:
         fd = _open_append(self.directory / INDEX)
         try:
-            _write_line(fd, _signed_line({"v": VERSION, "at": _now(), **content}))
+            _write_line(fd, _signed_line({"v": VERSION, "at": _now(), **content})[0])
         finally:
             os.close(fd)
 
@@ -171,17 +175,17 @@ class _Writer:
                 "v": VERSION, "file": f.name, "n": f.lines + 1, "prev": f.last, "at": _now(), "why": reason,
                 "heads": batch, "rounds": self.rounds if i == 0 else [],
             }
-            data = _signed_line(content)
+            data, signature = _signed_line(content)
             _write_line(f.fd, data)
             f.lines += 1
-            f.last = json.loads(data)["sig"]
+            f.last = signature
         self.pending.clear()
         self.rounds = []
         return len(batches)
 
 
 _lock = threading.Lock()
-_writers: dict[tuple[Path, int], _Writer] = {}
+_writers: dict[tuple, _Writer] = {}
 
 
 def directory() -> Path:
@@ -190,10 +194,11 @@ def directory() -> Path:
 
 def _writer() -> _Writer:
     """This process's writer for the configured directory (a forked child gets its own)."""
-    key = (directory(), os.getpid())
-    if key not in _writers:
-        _writers[key] = _Writer(key[0], key[1])
-    return _writers[key]
+    key = (settings.CARDROOM_WITNESS_DIR, os.getpid())
+    writer = _writers.get(key)
+    if writer is None:
+        writer = _writers[key] = _Writer(Path(key[0]), key[1])
+    return writer
 
 
 def committed_on_commit(heads, *, rounds=(), urgent: bool = False) -> None:
@@ -252,15 +257,22 @@ def flush() -> None:
 
 
 @atexit.register
-def _at_exit() -> None:
+def close() -> None:
+    """Write what is pending, record each open file's end in the index (`close`) and
+    forget the writers: at exit, and after each test (its folder is its own)."""
     flush()
     with _lock:
-        for (_, pid), writer in _writers.items():
-            if pid == os.getpid() and writer.file is not None:
+        for key, writer in list(_writers.items()):
+            if key[1] != os.getpid():
+                continue
+            if writer.timer is not None:
+                writer.timer.cancel()
+            if writer.file is not None:
                 try:
                     writer._close_file()
                 except Exception:
                     logger.critical("WITNESS CLOSE FAILED in %s", writer.directory, exc_info=True)
+            del _writers[key]
 
 
 # --- Reading ----------------------------------------------------------------------------

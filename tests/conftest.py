@@ -90,4 +90,4 @@ def witness_dir(settings):
 
     settings.CARDROOM_WITNESS_DIR = Path(tempfile.mkdtemp(prefix="test-", dir=os.environ["CARDROOM_WITNESS_DIR"]))
     yield settings.CARDROOM_WITNESS_DIR
-    witness.flush()
+    witness.close()

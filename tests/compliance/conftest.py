@@ -44,7 +44,7 @@ def ledger(django_db_setup, django_db_blocker, tmp_path_factory):
         were_empty = empty_tables()
         started = time.perf_counter()
         built = ledger_module.build()
-        witness.flush()  # as the interval's timer would: the last commands' heads too
+        witness.close()  # as the timer and the exit would: the last heads, each file's end
         built.build_seconds = time.perf_counter() - started
         built.witness_dir = witness_dir
         try:
@@ -62,6 +62,7 @@ def witness_dir(request, settings, tmp_path):
     else:
         settings.CARDROOM_WITNESS_DIR = tmp_path / "witness"
     yield settings.CARDROOM_WITNESS_DIR
+    witness.close()
 
 
 def _with_role(username, role):
