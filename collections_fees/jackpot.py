@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from cardroom import hashchain
+from cardroom import hashchain, witness
 from cardroom.gaming_day import calendar
 from rounds.engine.sidebets import Fund, FundLine, Progressive
 from tables import checkpoints
@@ -76,6 +76,8 @@ def entries_append(
         entries.append(entry)
     JackpotEntry.objects.bulk_create(entries)
     meter.save(update_fields=["meter", "reserve", "owed", "entry_seq", "entry_head"])
+    # Registered before the command's own (tables/services.py): a settle's line carries it.
+    witness.committed_on_commit([("jackpot", meter.pk, meter.entry_seq, meter.entry_head)])
 
 
 def checkpoints_write(*, gaming_day, meters=None) -> list[JackpotCheckpoint]:

@@ -5,11 +5,14 @@ and the signed checkpoints (tables/checkpoints.py)."""
 from collections import Counter
 from dataclasses import dataclass
 
-from cardroom import hashchain
-from collections_fees.models import JackpotMeter
+from django.db.models import Q
+
+from cardroom import hashchain, witness
+from collections_fees.models import JackpotEntry, JackpotMeter
+from rounds.models import Round
 
 from . import checkpoints as cp
-from .models import ChainCheckpoint, Table
+from .models import ChainCheckpoint, Table, TableEvent
 
 
 @dataclass(frozen=True)
@@ -140,3 +143,92 @@ def _first_break(table_id, log, rows, last_seq, head, checkpoints) -> BrokenLink
     if end != last_seq or expected_prev != head:
         return broken(None, f"chain ends at seq {end}, the table recorded {last_seq}")
     return None
+
+
+# --- The witness and the records against each other --------------------------------------
+
+
+def verify_witness(tables, *, every: bool = True, reading: witness.Reading | None = None) -> list[str]:
+    """The witness files (cardroom/witness.py) checked against themselves and the index,
+    then every head they witnessed of `tables` (with `every`: of every table and jackpot
+    meter, a witnessed one missing from the database included) against the chain at its seq: a chain that ends before a witnessed seq was cut, a
+    table (or meter) whose head is behind one was rewound, a row whose hash is not the
+    witnessed one was rewritten. A round witnessed as settled or voided must be so."""
+    reading = reading or witness.read()
+    problems = list(reading.problems)
+    by_chain: dict[tuple[str, int], dict[int, list]] = {}
+    for head in reading.heads:
+        by_chain.setdefault((head.log, head.owner), {}).setdefault(head.seq, []).append(head)
+    ids = {t.pk: t for t in tables}
+    meter_rows = {m.pk: m for m in JackpotMeter.objects.all()} if every else {}
+    for (log, owner), witnessed in sorted(by_chain.items()):
+        if log == "jackpot":
+            if not every:
+                continue
+            owner_row = meter_rows.get(owner)
+            name, rows = f"meter {owner} jackpot", (JackpotEntry.objects.filter(meter_id=owner) if owner_row else None)
+            head_seq = owner_row.entry_seq if owner_row else None
+        else:
+            if owner not in ids and not every:
+                continue  # a table not being checked (--table)
+            owner_row = ids.get(owner)
+            name = f"table {owner} {log}"
+            rows = cp.chain_rows(log).filter(table_id=owner) if owner_row else None
+            head_seq = cp.chain_head(owner_row, log)[0] if owner_row else None
+        top = max(witnessed)
+        first = witnessed[top][0]
+        if owner_row is None:
+            problems.append(f"{name}: witnessed at seq {top} ({first.where}), but it is not in the database")
+            continue
+        stored = dict(rows.filter(seq__in=list(witnessed)).values_list("seq", "row_hash"))
+        last_row = rows.order_by("-seq").values_list("seq", flat=True).first() or 0
+        if last_row < top:
+            problems.append(
+                f"{name}: cut tail: the chain ends at seq {last_row}, but seq {top} was witnessed ({first.where}): "
+                f"rows after seq {last_row} were deleted"
+            )
+        if head_seq < top:
+            problems.append(
+                f"{name}: rewound head: the head is at seq {head_seq}, behind the witness of seq {top} ({first.where})"
+            )
+        for seq in sorted(witnessed):
+            for head in witnessed[seq]:
+                if seq in stored and stored[seq] != head.head:
+                    problems.append(f"{name} seq {seq}: not the row witnessed ({head.where}): rewritten after it")
+                    break
+    for table_id, number, status, where in reading.rounds:
+        if table_id not in ids:
+            continue
+        held = Round.objects.filter(table_id=table_id, number=number).values_list("status", flat=True).first()
+        if held != status:
+            problems.append(
+                f"table {table_id} round {number}: witnessed {status} ({where}), the database has it "
+                + (f"{held}" if held else "missing")
+            )
+    return problems
+
+
+ENDED = {"settled": "RoundSettled", "voided": "RoundVoided"}
+
+
+def cross_check(tables) -> list[str]:
+    """The records against each other: each table's version is its last event's seq, and
+    every settled or voided round has the event that settled or voided it."""
+    problems = []
+    for table in tables:
+        last = TableEvent.objects.filter(table=table).order_by("-seq").values_list("seq", flat=True).first() or 0
+        if table.version != last:
+            problems.append(f"table {table.pk}: its version is {table.version}, its last event is seq {last}")
+        ended = Round.objects.filter(table=table, status__in=ENDED).values_list("number", "status")
+        if not ended:
+            continue
+        closing = Q()
+        for kind in ENDED.values():
+            closing |= Q(records__contains=[{"kind": kind}])
+        found = set()
+        for records in TableEvent.objects.filter(closing, table=table).values_list("records", flat=True):
+            found |= {(r["round"], r["kind"]) for r in records if r.get("kind") in ENDED.values()}
+        for number, status in sorted(ended):
+            if (number, ENDED[status]) not in found:
+                problems.append(f"table {table.pk} round {number} is {status}, but no event in its chain {status} it")
+    return problems

@@ -17,14 +17,14 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import hashchain, wire
+from cardroom import hashchain, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
-from rounds.engine.records import JackpotMoved
+from rounds.engine.records import JackpotMoved, RoundSettled, RoundVoided
 from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame
 from rounds.models import Round
@@ -357,6 +357,17 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
             table_id=table.pk,
             summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
             detail={"seq": event.seq, "command": command},
+        )
+        # After commit, outside this transaction: the heads as this command left them (no
+        # query), at once when a round ended, so cutting a settled round out is caught.
+        ended = [
+            (table.pk, r.round, "settled" if isinstance(r, RoundSettled) else "voided")
+            for r in records if isinstance(r, (RoundSettled, RoundVoided))
+        ]
+        witness.committed_on_commit(
+            [("events", table.pk, table.version, table.event_head),
+             ("collections", table.pk, table.collection_seq, table.collection_head)],
+            rounds=ended, urgent=bool(ended),
         )
         publish_on_commit(table=table, command_type=event.command_type, result=result)
         if meter is not None and any(isinstance(r, JackpotMoved) for r in records):

@@ -86,3 +86,15 @@ def pytest_runtest_teardown(item):
 def thread_stack(thread) -> str:
     frame = sys._current_frames().get(thread.ident) if thread.is_alive() else None
     return "".join(traceback.format_stack(frame)) if frame else "its thread has stopped"
+
+
+@pytest.fixture(autouse=True)
+def witness_dir(settings):
+    """Each test witnesses (cardroom/witness.py) into a fresh folder inside the session's
+    (cardroom/settings/test.py): heads committed by one test never meet a later test's
+    database, where that test's tables were flushed away."""
+    from cardroom import witness
+
+    settings.CARDROOM_WITNESS_DIR = Path(tempfile.mkdtemp(prefix="test-", dir=os.environ["CARDROOM_WITNESS_DIR"]))
+    yield settings.CARDROOM_WITNESS_DIR
+    witness.close()

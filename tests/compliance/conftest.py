@@ -17,6 +17,9 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import override_settings
+
+from cardroom import witness
 
 from . import ledger as ledger_module
 from tests.db_access import as_owner
@@ -35,18 +38,34 @@ def empty_tables() -> list[str]:
 
 
 @pytest.fixture(scope="package")
-def ledger(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
+def ledger(django_db_setup, django_db_blocker, tmp_path_factory):
+    # The ledger's commands witness their heads into a folder of the package's
+    # (cardroom/witness.py); the tests that use the ledger point the witness there.
+    witness_dir = tmp_path_factory.mktemp("ledger-witness")
+    with django_db_blocker.unblock(), override_settings(CARDROOM_WITNESS_DIR=witness_dir):
         were_empty = empty_tables()
         started = time.perf_counter()
         built = ledger_module.build()
+        witness.close()  # as the timer and the exit would: the last heads, each file's end
         built.build_seconds = time.perf_counter() - started
+        built.witness_dir = witness_dir
         try:
             yield built
         finally:
             # Emptied as the owner, as the test runner's flush is: the app role may not TRUNCATE.
             with as_owner(), connection.cursor() as cursor:
                 cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
+
+
+@pytest.fixture(autouse=True)
+def witness_dir(request, settings, tmp_path):
+    """The ledger's witness folder for the tests that use the ledger, a fresh one for the others."""
+    if "ledger" in request.fixturenames:
+        settings.CARDROOM_WITNESS_DIR = request.getfixturevalue("ledger").witness_dir
+    else:
+        settings.CARDROOM_WITNESS_DIR = tmp_path / "witness"
+    yield settings.CARDROOM_WITNESS_DIR
+    witness.close()
 
 
 def _with_role(username, role):

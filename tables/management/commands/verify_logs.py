@@ -1,7 +1,10 @@
 """`python manage.py verify_logs [--table ID] [--checkpoint]`: check every table's hash
 chains against their heads and signed checkpoints, and (without --table) every jackpot
 meter's fund ledger against its head and amounts; `--checkpoint` first signs where every
-table chain stands now.
+table chain stands now. Then the witness files (cardroom/witness.py) against themselves
+and their index, every head they witnessed against the chain at its seq (a cut tail, a
+rewound head, a row rewritten after it), and the records against each other (each
+table's version is its last event's seq; each settled or voided round has its event).
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection or jackpot export against the
@@ -24,7 +27,8 @@ from django.utils import timezone
 from cardroom.gaming_day import calendar
 from collections_fees import jackpot
 from collections_fees.models import JackpotMeter
-from tables.integrity import verify_meter, verify_table
+from cardroom import witness
+from tables.integrity import cross_check, verify_meter, verify_table, verify_witness
 from tables.models import Table
 
 
@@ -48,9 +52,8 @@ class Command(BaseCommand):
             if table is None:  # and every progressive meter's fund chain
                 written += jackpot.checkpoints_write(gaming_day=calendar().gaming_day(timezone.now()))
             self.stdout.write(f"{len(written)} checkpoints signed")
-        broken, checked = [], 0
-        for t in tables.iterator():
-            checked += 1
+        broken, checked = [], list(tables)
+        for t in checked:
             broken += verify_table(t)
         meters = 0
         if table is None:  # the progressive meters' fund ledgers (shared by tables)
@@ -59,9 +62,19 @@ class Command(BaseCommand):
                 broken += verify_meter(meter)
         for link in broken:
             self.stdout.write(f"BROKEN {link}")
-        checked_text = f"{checked} tables" + (f" and {meters} jackpot meters" if table is None else "")
+        # The chains against the heads witnessed outside the database, and the records
+        # against each other (tables/integrity.py).
+        reading = witness.read()
+        problems = verify_witness(checked, every=table is None, reading=reading) + cross_check(checked)
+        for problem in problems:
+            self.stdout.write(f"BROKEN {problem}")
+        checked_text = f"{len(checked)} tables" + (f" and {meters} jackpot meters" if table is None else "")
         self.stdout.write(f"{checked_text} checked, {len(broken)} broken chains")
-        if broken:
+        self.stdout.write(
+            f"{reading.files} witness files ({reading.lines} lines, {len(reading.heads)} heads) and the records "
+            f"cross-checked, {len(problems)} problems"
+        )
+        if broken or problems:
             sys.exit(1)
 
     def offline(self, manifest_path, csv_path):
