@@ -102,6 +102,9 @@ def test_another_os_user_cannot_reach_the_socket_even_with_the_password(project)
         as_stranger = (setpriv, f"--reuid={_uid(stranger)}", f"--regid={_uid(stranger)}", "--clear-groups", "--")
         denied = _psql(project, project.password(localdb.OWNER), *as_stranger)
         assert denied.returncode != 0 and "Permission denied" in denied.stderr
+        # The folder itself is closed to them, not only the socket (its mode is the second lock).
+        listing = subprocess.run([*as_stranger, "ls", str(project.run_dir)], capture_output=True, text=True, timeout=30)
+        assert listing.returncode != 0 and "Permission denied" in listing.stderr
     finally:
         lease.release()
 
