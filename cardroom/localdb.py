@@ -554,9 +554,11 @@ class Lease:
         self._handle = handle
 
     @classmethod
-    def join(cls, cluster: Cluster) -> "Lease":
+    def join(cls, cluster: Cluster) -> Lease:
         with _locked(_start_lock(cluster)):
-            handle = open(_users_file(cluster), "a")  # close-on-exec: a child takes its own
+            # Kept open for the process's life (closed by release); close-on-exec, so a child
+            # process takes a lease of its own.
+            handle = open(_users_file(cluster), "a")  # noqa: SIM115
             try:
                 # Never waits long: the exclusive lock is only taken under the start lock.
                 fcntl.flock(handle, fcntl.LOCK_SH)

@@ -57,7 +57,7 @@ def _psql(cluster: localdb.Cluster, password: str | None, *prefix: str) -> subpr
         env["PGPASSWORD"] = password
     cmd = [*prefix, str(cluster.bindir / "psql"), "-w", "-h", str(cluster.run_dir), "-U", localdb.OWNER,
            "-d", localdb.DB_NAME, "-tAc", "SELECT current_user"]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_the_embedded_cluster_asks_every_role_for_its_stored_password(project):
@@ -103,7 +103,7 @@ def test_another_os_user_cannot_reach_the_socket_even_with_the_password(project)
         denied = _psql(project, project.password(localdb.OWNER), *as_stranger)
         assert denied.returncode != 0 and "Permission denied" in denied.stderr
         # The folder itself is closed to them, not only the socket (its mode is the second lock).
-        listing = subprocess.run([*as_stranger, "ls", str(project.run_dir)], capture_output=True, text=True, timeout=30)
+        listing = subprocess.run([*as_stranger, "ls", str(project.run_dir)], capture_output=True, text=True, timeout=30, check=False)
         assert listing.returncode != 0 and "Permission denied" in listing.stderr
     finally:
         lease.release()

@@ -55,7 +55,7 @@ class Proc:
     """A manage.py process in its own session, its output in a file."""
 
     def __init__(self, var: Path, *args: str):
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="localdb-", suffix=".log")
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="localdb-", suffix=".log")  # noqa: SIM115 (kept for the process)
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), *args],
             cwd=ROOT, env=_env(var), stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
@@ -167,7 +167,7 @@ def var(shared_var):
     yield shared_var
     if _running(shared_var):  # a failed test's leftovers: the next one starts afresh
         subprocess.run([sys.executable, str(ROOT / "manage.py"), "shell", "-c", "pass"], env=_env(shared_var),
-                       cwd=ROOT, timeout=120, capture_output=True)
+                       cwd=ROOT, timeout=120, capture_output=True, check=False)
 
 
 def test_a_command_started_first_ends_and_the_server_it_let_in_keeps_serving_logins(var, procs):
@@ -196,7 +196,7 @@ def test_a_command_keeps_its_database_when_the_server_that_started_it_stops(var,
     assert "Database left running: other processes still use it" in server.output()
     assert _running(var)
     done = command.go()  # the same connection, used after the server has gone
-    assert re.search(r"^done \d+$", done, re.M), done
+    assert re.search(r"^done \d+$", done, re.MULTILINE), done
     assert not _running(var)  # the command was the last user: it stopped the database
 
 
