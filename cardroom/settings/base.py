@@ -111,8 +111,16 @@ if not CARDROOM_EMBEDDED_DATABASE:
     }
 else:
     # Migrations and the operator's own commands log in as the owner; `manage.py serve`
-    # runs Daphne as the least-privilege app role (CARDROOM_LOCALDB_USER, see below).
-    DATABASES = {"default": localdb.project_database(BASE_DIR, user=os.environ.get("CARDROOM_LOCALDB_USER") or localdb.OWNER)}
+    # runs Daphne as the least-privilege app role (CARDROOM_LOCALDB_USER, see below). Each
+    # logs in with the password the cluster was given (var/postgres-credentials.json).
+    _localdb_user = os.environ.get("CARDROOM_LOCALDB_USER") or localdb.OWNER
+    DATABASES = {
+        "default": localdb.project_database(
+            BASE_DIR,
+            user=_localdb_user,
+            password=None if _localdb_user == localdb.OWNER else os.environ.get("CARDROOM_APP_DB_PASSWORD"),
+        )
+    }
     DATABASES["default"].update(CONN_MAX_AGE=CARDROOM_DB_CONN_MAX_AGE, CONN_HEALTH_CHECKS=True)
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     # The append-only triggers, COPY exports and row locks are PostgreSQL's.
@@ -233,6 +241,10 @@ CARDROOM_WITNESS_INTERVAL = int(os.environ.get("CARDROOM_WITNESS_INTERVAL", "60"
 # `migrate`, run as the tables' owner, creates it if missing (with this password, if
 # given) and grants it exactly what the app needs: no TRUNCATE, no ALTER, no UPDATE or
 # DELETE on the append-only ledger tables.
-# The app's own PostgreSQL (no DATABASE_URL) always has one: `cardroom_app`.
+# The app's own PostgreSQL (no DATABASE_URL) always has one: `cardroom_app`, whose
+# password was generated with the cluster (var/postgres-credentials.json): `migrate`
+# gives it to the role, and the served app logs in with it.
 CARDROOM_APP_DB_ROLE = os.environ.get("CARDROOM_APP_DB_ROLE", "" if os.environ.get("DATABASE_URL") else localdb.APP_ROLE)
-CARDROOM_APP_DB_PASSWORD = os.environ.get("CARDROOM_APP_DB_PASSWORD", "")
+CARDROOM_APP_DB_PASSWORD = os.environ.get("CARDROOM_APP_DB_PASSWORD") or (
+    "" if os.environ.get("DATABASE_URL") else localdb.app_password(BASE_DIR)
+)

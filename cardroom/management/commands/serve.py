@@ -1,13 +1,16 @@
 """`python manage.py serve`: what `make run` does: migrate, seed the demo floor, serve.
 
 With no DATABASE_URL, loading the settings has already started the checkout's own
-PostgreSQL (cardroom/localdb.py); migrations run as its owner, Daphne as the app role
-that owns nothing (cardroom/db_roles.py), and this process stops the database when it ends: after Daphne
-stops on Ctrl-C (or SIGTERM), the database stops cleanly too, and the next `serve` finds
-its data again (the seeding is idempotent).
+PostgreSQL (cardroom/localdb.py), or joined the one another process had started;
+migrations run as its owner, Daphne as the app role that owns nothing
+(cardroom/db_roles.py). After Daphne stops on Ctrl-C (or SIGTERM) this process leaves
+the database: it stops it cleanly if no other process still uses it (a `replay`, the
+simulator, ...), and leaves it running for them otherwise; the last of them stops it.
+The next `serve` finds its data again (the seeding is idempotent). Both the start and the
+stop say which it was.
 
-Daphne runs as a child process, so that the server and the database it owns stop in
-order: first the server, then the database.
+Daphne runs as a child process, so that the server and the database stop in order:
+first the server, then (if it is the last user) the database.
 """
 
 import os
@@ -20,7 +23,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import connections
 
+from cardroom import localdb
+
 STOP_SECONDS = 15
+_LEFT = {
+    "stopped": "Database stopped: no other process was using it.",
+    "left": "Database left running: other processes still use it (the last of them stops it).",
+    None: "Database already released.",
+}
 
 
 class Command(BaseCommand):
@@ -32,6 +42,14 @@ class Command(BaseCommand):
         parser.add_argument("--no-seed", action="store_true", help="do not create the demo floor and logins")
 
     def handle(self, *args, host, port, no_seed, **options):
+        lease = localdb.current_lease()
+        if lease is not None:
+            where = lease.cluster.data
+            self.stdout.write(
+                f"Database: started the local PostgreSQL in {where}."
+                if lease.started
+                else f"Database: joined the local PostgreSQL already running in {where} (another process started it)."
+            )
         call_command("migrate", interactive=False, verbosity=1)
         if not no_seed:
             call_command("seed_demo")
@@ -45,13 +63,15 @@ class Command(BaseCommand):
             stdin=subprocess.DEVNULL,
             env=env,
         )
-        self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops the server and its database)")
+        self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops the server)")
         signal.signal(signal.SIGTERM, lambda signum, frame: daphne.send_signal(signal.SIGTERM))
         try:
             code = daphne.wait()
         except KeyboardInterrupt:
             code = _stop(daphne)
         self.stdout.write("Server stopped.")
+        if lease is not None:
+            self.stdout.write(_LEFT[lease.release()])
         if code not in (0, -signal.SIGINT, -signal.SIGTERM):
             sys.exit(code)
 
