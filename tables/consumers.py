@@ -10,6 +10,11 @@ Protocol, server to client (every message a JSON object with a `type`):
 Client to server on a table socket:
   {"type": "command", "command": {... commands.md, with "id" and "version" ...}}
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
+Each socket has a rate for syncs and one for commands (tables.socket_rates): past it a
+command is answered {"type": "result", "id", "result": {"ok": false, "error": {"code":
+"rate_limited", ...}}, "version": null, "retry_after": seconds} and a sync {"type":
+"error", "error": {"code": "rate_limited", ...}, "for": "sync", "retry_after": seconds};
+neither reads nor changes anything.
 A client applies an event whose seq is its version + 1, ignores older ones, and asks
 for a snapshot on a gap: one recovery path, the same as after a reconnect.
 
@@ -42,6 +47,7 @@ from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_view_table
 
 from . import events, presence
+from .socket_rates import TokenBucket
 from .models import Table
 from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
@@ -126,6 +132,17 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.groups_wanted: set[str] = set()  # the groups to re-join after an outage
+        self.sync_rate = TokenBucket(settings.CARDROOM_SOCKET_SYNC_BURST, settings.CARDROOM_SOCKET_SYNCS_PER_SECOND)
+        self.command_rate = TokenBucket(
+            settings.CARDROOM_SOCKET_COMMAND_BURST, settings.CARDROOM_SOCKET_COMMANDS_PER_SECOND)
+
+    async def sync_allowed(self) -> bool:
+        """Takes a token for a `sync`; without one, answers `rate_limited` (no read)."""
+        wait = self.sync_rate.take()
+        if wait:
+            refused = wire.WireError("rate_limited", "too many syncs on this connection: ask again after retry_after seconds")
+            await self.send_json({**wire.socket_error(refused), "for": "sync", "retry_after": round(wait, 3)})
+        return not wait
 
     # Channels builds `channel_receive` (the layer's receive for this socket) in its
     # __call__ and dispatches whatever it returns; an exception there (Redis down) ends
@@ -331,7 +348,8 @@ class TableConsumer(_LoggedInConsumer):
         if kind == "command":
             await self._command(content.get("command"))
         elif kind == "sync":
-            await self.catch_up()
+            if await self.sync_allowed():
+                await self.catch_up()
         elif kind == "heartbeat":
             if self.is_tablet:
                 await self._tablet_seen()
@@ -340,6 +358,17 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json(wire.socket_error(refused))
 
     async def _command(self, command):
+        wait = self.command_rate.take()
+        if wait:
+            # Not a refusal of the command (nothing is logged): the tablet sends it again,
+            # with the same id, after retry_after seconds (static/table.js).
+            await self.send_json({
+                "type": "result", "id": command.get("id") if isinstance(command, dict) else None,
+                "result": {"ok": False, "error": {
+                    "code": "rate_limited", "message": "too many commands on this connection: sent again after retry_after seconds"}},
+                "version": None, "replayed": False, "retry_after": round(wait, 3),
+            })
+            return
         refusal, outcome = await in_db_thread(self._checked_command)(command)
         if refusal is not None:
             await self.close(code=refusal)
@@ -402,7 +431,7 @@ class FloorConsumer(_LoggedInConsumer):
         await self.leave(events.FLOOR_GROUP)
 
     async def receive_json(self, content, **kwargs):
-        if content.get("type") == "sync":
+        if content.get("type") == "sync" and await self.sync_allowed():
             await self._send_floor()
 
     async def floor_rows(self, message):

@@ -185,6 +185,17 @@ CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS = 15 * 60
 # Refused commands a session may send in a minute; past it, `rate_limited` (429) and
 # nothing is stored (tables.services).
 CARDROOM_REFUSED_COMMANDS_PER_MINUTE = int(os.environ.get("CARDROOM_REFUSED_COMMANDS_PER_MINUTE", "30"))
+# What one websocket may ask of the database (tables.socket_rates, a token bucket per
+# socket): past the burst, and then faster than the rate, a `sync` or a command is
+# answered `rate_limited` with `retry_after` and nothing is read or applied. The command
+# burst holds a tablet's outbox flushed after a reconnect (sent one at a time, as fast as
+# the answers come): more than two full rounds of taps at the largest table. A dealer
+# taps far slower than the rate.
+CARDROOM_SOCKET_COMMAND_BURST = int(os.environ.get("CARDROOM_SOCKET_COMMAND_BURST", "120"))
+CARDROOM_SOCKET_COMMANDS_PER_SECOND = float(os.environ.get("CARDROOM_SOCKET_COMMANDS_PER_SECOND", "5"))
+# A screen asks for a snapshot on connect, on a gap in the events and after an outage.
+CARDROOM_SOCKET_SYNC_BURST = int(os.environ.get("CARDROOM_SOCKET_SYNC_BURST", "10"))
+CARDROOM_SOCKET_SYNCS_PER_SECOND = float(os.environ.get("CARDROOM_SOCKET_SYNCS_PER_SECOND", "1"))
 # Under the rotation policy (game-rules 2A.4) the floor turns a table amber this long
 # before the window rule would end its game unless another player banks.
 CARDROOM_WINDOW_WARNING_MINUTES = int(os.environ.get("CARDROOM_WINDOW_WARNING_MINUTES", "10"))
