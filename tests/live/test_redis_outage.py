@@ -144,6 +144,10 @@ def test_a_command_sent_while_redis_is_down_is_applied_and_answered(served, redi
             # A sync answers from the database while Redis is down.
             await screen.send(json.dumps({"type": "sync"}))
             assert (await next_of(screen, "snapshot"))["snapshot"]["version"] == len(SEATED) + 2
+            # A socket opened while Redis is down (its groups cannot be joined) opens and
+            # is sent the table.
+            late = await connect(ws_url, additional_headers=headers)
+            assert (await next_of(late, "snapshot"))["snapshot"]["version"] == len(SEATED) + 2
 
             redis_server.start()
             # Screens catch up by sync once Redis is back ...
@@ -153,15 +157,16 @@ def test_a_command_sent_while_redis_is_down_is_applied_and_answered(served, redi
             # re-joins its groups (the restarted Redis has forgotten them) at its next
             # check and then sends a fresh snapshot, since what was published meanwhile
             # was lost.
-            for ws in (tablet, screen):
+            for ws in (tablet, screen, late):
                 assert (await next_of(ws, "snapshot", timeout=REJOIN_WAIT))["snapshot"]["version"] == len(SEATED) + 2
             # The next command's event reaches both again.
             version = len(SEATED) + 2
             status, answer, _ = await asyncio.to_thread(
                 post_command, served.url, table.pk, cookie, sit(5, "after", version))
             assert status == 200 and answer["result"]["ok"], answer
-            for ws in (tablet, screen):
+            for ws in (tablet, screen, late):
                 assert (await next_of(ws, "event"))["seq"] == version + 1
+            await late.close()
 
     asyncio.run(scenario())
     assert Table.objects.get(pk=table.pk).version == len(SEATED) + 3
