@@ -127,11 +127,31 @@
   }
   const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
 
+  // `rate_limited` is not a refusal: nothing was applied or logged, and the same tap (same
+  // id) is sent again after the server's `retry_after` (tables/socket_rates.py), or a few
+  // seconds when it gives none (too many refused taps: tables/services.py). The dealer
+  // sees that it is waiting, not an error.
+  const RATE_LIMITED_RETRY_MS = 5000;
+  function sendLater(head, retryAfter) {
+    if (inFlight !== head.id) return;
+    inFlight = null;
+    const wait = retryAfter ? Math.max(100, Math.ceil(retryAfter * 1000)) : RATE_LIMITED_RETRY_MS;
+    message = {
+      kind: "info", code: "rate_limited", after: tapCount,
+      title: "Sending taps a little slower",
+      detail: `The tap is kept and sent again in ${Math.max(1, Math.round(wait / 1000))} s`,
+    };
+    render();
+    retryTimer = setTimeout(() => { retryTimer = null; pump(); }, wait);
+  }
+
   function answered(reply) {
     const head = outbox[0];
     if (!head || head.id !== reply.id) return; // an answer already handled
+    if (!reply.result.ok && reply.result.error.code === "rate_limited") { sendLater(head, reply.retry_after); return; }
     outbox.shift();
     inFlight = null;
+    if (message && message.code === "rate_limited") message = null;
     if (failures) { failures = 0; if (message && message.code === "server_error") message = null; }
     answeredVersion = Math.max(answeredVersion, reply.version);
     const result = reply.result;
@@ -158,6 +178,7 @@
     if (fresh.version >= snapshot.version) snapshot = fresh;
   }
 
+  let syncTimer = null;
   function onMessage(msg) {
     if (msg.type === "snapshot") {
       snapshot = msg.snapshot;
@@ -177,6 +198,9 @@
       answered(msg);
     } else if (msg.type === "error" && msg.id !== undefined && outbox[0] && outbox[0].id === msg.id) {
       serverFailed(outbox[0], msg.message || "the server failed");
+    } else if (msg.type === "error" && msg.for === "sync" && msg.error.code === "rate_limited") {
+      // Asked too often: one sync again once the server allows it.
+      if (!syncTimer) syncTimer = setTimeout(() => { syncTimer = null; socket.send({ type: "sync" }); }, msg.retry_after * 1000);
     }
   }
 

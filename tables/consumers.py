@@ -10,6 +10,11 @@ Protocol, server to client (every message a JSON object with a `type`):
 Client to server on a table socket:
   {"type": "command", "command": {... docs/commands.md, with "id" and "version" ...}}
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
+Each socket has a rate for syncs and one for commands (tables.socket_rates): past it a
+command is answered {"type": "result", "id", "result": {"ok": false, "error": {"code":
+"rate_limited", ...}}, "version": null, "retry_after": seconds} and a sync {"type":
+"error", "error": {"code": "rate_limited", ...}, "for": "sync", "retry_after": seconds};
+neither reads nor changes anything.
 A client applies an event whose seq is its version + 1, ignores older ones, and asks
 for a snapshot on a gap: one recovery path, the same as after a reconnect.
 
@@ -23,6 +28,7 @@ allowed); a logout closes the session's sockets at once (tables.receivers).
 """
 
 import asyncio
+import logging
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +47,7 @@ from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_view_table
 
 from . import events, presence
+from .socket_rates import TokenBucket
 from .models import Table
 from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
@@ -61,6 +68,26 @@ FLOOR_BEHIND_SECONDS = 2.0
 # How often an open socket checks that its session, user and role still let it in: the
 # longest a deactivated user or an ended assignment keeps watching (a logout is at once).
 SESSION_CHECK_SECONDS = 5
+
+
+logger = logging.getLogger(__name__)
+
+# How long a socket waits before asking a failed channel layer again for its messages.
+LAYER_RETRY_SECONDS = 1.0
+
+
+class _LayerFailures:
+    """How many channel-layer operations have failed in this process. channels_redis has
+    one task per process reading every socket's messages, so one socket may see the
+    outage that all of them lived through: each socket compares this count with the one
+    it last joined its groups at (a Redis that was restarted has forgotten them)."""
+
+    count = 0
+
+    @classmethod
+    def note(cls, what: str, error: BaseException) -> None:
+        cls.count += 1
+        logger.warning("channel layer: %s failed (%s: %s)", what, type(error).__name__, error)
 
 
 # Few threads: the work is mostly Python (engine, ORM, JSON) under one GIL, and more
@@ -100,6 +127,81 @@ def session_user(scope):
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     watcher: asyncio.Task | None = None
     session: str = ""  # events.session_tag of the socket's session
+    layer_failures_seen = 0  # _LayerFailures.count when it last joined all its groups
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.groups_wanted: set[str] = set()  # the groups to re-join after an outage
+        self.sync_rate = TokenBucket(settings.CARDROOM_SOCKET_SYNC_BURST, settings.CARDROOM_SOCKET_SYNCS_PER_SECOND)
+        self.command_rate = TokenBucket(
+            settings.CARDROOM_SOCKET_COMMAND_BURST, settings.CARDROOM_SOCKET_COMMANDS_PER_SECOND)
+
+    async def sync_allowed(self) -> bool:
+        """Takes a token for a `sync`; without one, answers `rate_limited` (no read)."""
+        wait = self.sync_rate.take()
+        if wait:
+            refused = wire.WireError("rate_limited", "too many syncs on this connection: ask again after retry_after seconds")
+            await self.send_json({**wire.socket_error(refused), "for": "sync", "retry_after": round(wait, 3)})
+        return not wait
+
+    # Channels builds `channel_receive` (the layer's receive for this socket) in its
+    # __call__ and dispatches whatever it returns; an exception there (Redis down) ends
+    # the consumer and Daphne closes the socket with 1011. The property hands Channels
+    # a receive that waits out a failure instead.
+    @property
+    def channel_receive(self):
+        return self._layer_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive):
+        self._layer_receive_once = receive
+
+    async def _layer_receive(self):
+        while True:
+            try:
+                return await self._layer_receive_once()
+            except Exception as error:  # noqa: BLE001 (any failure of the layer: wait, retry)
+                _LayerFailures.note("receive", error)
+                await asyncio.sleep(LAYER_RETRY_SECONDS)
+
+    async def join(self, group: str) -> None:
+        """Join `group`; if the layer is down, the socket goes on without its messages
+        until the next check re-joins (_rejoin)."""
+        self.groups_wanted.add(group)
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+        except Exception as error:  # noqa: BLE001
+            _LayerFailures.note(f"joining {group}", error)
+
+    async def leave(self, group: str) -> None:
+        self.groups_wanted.discard(group)
+        try:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception as error:  # noqa: BLE001 (a restarted Redis forgot the membership anyway)
+            _LayerFailures.note(f"leaving {group}", error)
+
+    async def _rejoin(self) -> None:
+        """After a failure of the layer in this process: join every group again and,
+        once that worked, send the screen what it missed."""
+        seen = _LayerFailures.count
+        if seen == self.layer_failures_seen:
+            return
+        for attempt in (1, 2):  # the first may meet a pooled connection the restart closed
+            try:
+                for group in sorted(self.groups_wanted):
+                    await self.channel_layer.group_add(group, self.channel_name)
+                break
+            except Exception as error:  # noqa: BLE001 (still down: the next check tries again)
+                if attempt == 2:
+                    _LayerFailures.note("re-joining groups", error)
+                    return
+        self.layer_failures_seen = seen
+        logger.info("channel layer: %s re-joined %s", self.channel_name, sorted(self.groups_wanted))
+        await self.catch_up()
+
+    async def catch_up(self) -> None:
+        """Send the screen the state it may have missed while the layer was down."""
+        raise NotImplementedError
 
     async def connect(self):
         # Closing before accepting refuses the handshake (HTTP 403 to the browser).
@@ -112,7 +214,8 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
         self.session = events.session_tag(self.scope["session"].session_key or "")
-        await self.channel_layer.group_add(events.user_group(user.pk), self.channel_name)
+        self.layer_failures_seen = _LayerFailures.count
+        await self.join(events.user_group(user.pk))
         await self.joined()
 
     def allowed(self, actor: Actor) -> bool:
@@ -152,6 +255,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             await asyncio.sleep(SESSION_CHECK_SECONDS)
             if not await self.stays_open():
                 return
+            await self._rejoin()
 
     async def session_ended(self, message):
         if message["session"] == self.session:
@@ -161,7 +265,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if self.watcher is not None:
             self.watcher.cancel()
         if self.scope["user"].is_authenticated:
-            await self.channel_layer.group_discard(events.user_group(self.scope["user"].pk), self.channel_name)
+            await self.leave(events.user_group(self.scope["user"].pk))
 
     async def dispatch(self, message):
         """Channels' own dispatch first closes old database connections in its single
@@ -219,10 +323,10 @@ class TableConsumer(_LoggedInConsumer):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
         # Join first, then read: an event committed in between is then both in the
         # snapshot and queued behind it, and the client drops it by its seq.
-        await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
+        await self.join(events.table_group(self.table_id))
         snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
         if snapshot is None:
-            await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
+            await self.leave(events.table_group(self.table_id))
             await self.close(code=NO_SUCH_TABLE)
             return
         await self.accepted()
@@ -234,7 +338,7 @@ class TableConsumer(_LoggedInConsumer):
         await super().disconnect(code)
         if self.table_id is None:
             return
-        await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
+        await self.leave(events.table_group(self.table_id))
         if self.is_tablet:
             await in_db_thread(presence.tablet_gone)(self.table_id, self.channel_name)
             events.floor_alert_changed(self.table_id)
@@ -244,8 +348,8 @@ class TableConsumer(_LoggedInConsumer):
         if kind == "command":
             await self._command(content.get("command"))
         elif kind == "sync":
-            snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
-            await self.send_json({"type": "snapshot", "snapshot": snapshot})
+            if await self.sync_allowed():
+                await self.catch_up()
         elif kind == "heartbeat":
             if self.is_tablet:
                 await self._tablet_seen()
@@ -254,6 +358,17 @@ class TableConsumer(_LoggedInConsumer):
             await self.send_json(wire.socket_error(refused))
 
     async def _command(self, command):
+        wait = self.command_rate.take()
+        if wait:
+            # Not a refusal of the command (nothing is logged): the tablet sends it again,
+            # with the same id, after retry_after seconds (static/table.js).
+            await self.send_json({
+                "type": "result", "id": command.get("id") if isinstance(command, dict) else None,
+                "result": {"ok": False, "error": {
+                    "code": "rate_limited", "message": "too many commands on this connection: sent again after retry_after seconds"}},
+                "version": None, "replayed": False, "retry_after": round(wait, 3),
+            })
+            return
         refusal, outcome = await in_db_thread(self._checked_command)(command)
         if refusal is not None:
             await self.close(code=refusal)
@@ -267,6 +382,10 @@ class TableConsumer(_LoggedInConsumer):
         if refusal is not None:
             return refusal, None
         return None, command_execute(table_id=self.table_id, command=command, actor=actor, received=self.received)
+
+    async def catch_up(self):
+        snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
+        await self.send_json({"type": "snapshot", "snapshot": snapshot})
 
     async def _tablet_seen(self):
         if await in_db_thread(presence.tablet_seen)(self.table_id, self.channel_name):
@@ -288,10 +407,13 @@ class FloorConsumer(_LoggedInConsumer):
         return actor.role in READERS
 
     async def joined(self):
-        await self.channel_layer.group_add(events.FLOOR_GROUP, self.channel_name)
+        await self.join(events.FLOOR_GROUP)
         await self.accepted()
         await self._send_floor()
         self.refresher = asyncio.create_task(self._refresh())
+
+    async def catch_up(self):
+        await self._send_floor()
 
     async def _send_floor(self):
         await self.send_json({"type": "floor", "rows": await in_db_thread(whole_floor)()})
@@ -306,10 +428,10 @@ class FloorConsumer(_LoggedInConsumer):
         await super().disconnect(code)
         if self.refresher is not None:
             self.refresher.cancel()
-        await self.channel_layer.group_discard(events.FLOOR_GROUP, self.channel_name)
+        await self.leave(events.FLOOR_GROUP)
 
     async def receive_json(self, content, **kwargs):
-        if content.get("type") == "sync":
+        if content.get("type") == "sync" and await self.sync_allowed():
             await self._send_floor()
 
     async def floor_rows(self, message):

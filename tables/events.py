@@ -37,6 +37,9 @@ FLOOR_GROUP = "floor"
 # change after a quiet spell goes out at once; changes within the window are folded into
 # one batch sent when the window ends, so the floor always ends on the latest state.
 WINDOW = 0.25
+# The longest a command's answer waits for its event to be handed to the channel layer
+# (seconds); a send takes milliseconds while Redis answers.
+SEND_TIMEOUT = 2.0
 
 
 def table_group(table_id: int) -> str:
@@ -190,9 +193,15 @@ class Publisher:
         self._own = self._own_for = None  # our own channel layer, and the shared one it copies
 
     def send(self, group: str, message: dict) -> None:
-        """Send now, from any thread that is not running an event loop; returns once sent."""
+        """Send now, from any thread that is not running an event loop; returns once sent,
+        or raises once SEND_TIMEOUT has passed (the command that published is answered
+        after this: a Redis that stopped answering must not hold that answer long)."""
         future = asyncio.run_coroutine_threadsafe(self._group_send(group, message), self._start())
-        future.result(timeout=10)
+        try:
+            future.result(timeout=SEND_TIMEOUT)
+        except TimeoutError:
+            future.cancel()
+            raise
 
     def changed(self, table_id: int) -> None:
         loop = self._start()

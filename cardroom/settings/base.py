@@ -77,6 +77,8 @@ LOGGING = {
         "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         "cardroom": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         "tables": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        # A Redis error the cache ignored (IGNORE_EXCEPTIONS, below): logged, not raised.
+        "django_redis": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
     },
 }
 
@@ -138,7 +140,13 @@ if REDIS_URL:
             # default: the read then timed out first, the consumer died and Daphne closed
             # every idle socket with 1011. A longer read timeout lets the wait end on its
             # own; it still ends a read from a Redis that stopped answering.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}], "group_expiry": 86400},
+            # A connection that cannot be made within a second fails, so a command's
+            # answer (published after commit, tables.events) waits no longer for a Redis
+            # that is unreachable.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 1}],
+                "group_expiry": 86400,
+            },
         }
     }
 else:
@@ -192,6 +200,17 @@ CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS = 15 * 60
 # Refused commands a session may send in a minute; past it, `rate_limited` (429) and
 # nothing is stored (tables.services).
 CARDROOM_REFUSED_COMMANDS_PER_MINUTE = int(os.environ.get("CARDROOM_REFUSED_COMMANDS_PER_MINUTE", "30"))
+# What one websocket may ask of the database (tables.socket_rates, a token bucket per
+# socket): past the burst, and then faster than the rate, a `sync` or a command is
+# answered `rate_limited` with `retry_after` and nothing is read or applied. The command
+# burst holds a tablet's outbox flushed after a reconnect (sent one at a time, as fast as
+# the answers come): more than two full rounds of taps at the largest table. A dealer
+# taps far slower than the rate.
+CARDROOM_SOCKET_COMMAND_BURST = int(os.environ.get("CARDROOM_SOCKET_COMMAND_BURST", "120"))
+CARDROOM_SOCKET_COMMANDS_PER_SECOND = float(os.environ.get("CARDROOM_SOCKET_COMMANDS_PER_SECOND", "5"))
+# A screen asks for a snapshot on connect, on a gap in the events and after an outage.
+CARDROOM_SOCKET_SYNC_BURST = int(os.environ.get("CARDROOM_SOCKET_SYNC_BURST", "10"))
+CARDROOM_SOCKET_SYNCS_PER_SECOND = float(os.environ.get("CARDROOM_SOCKET_SYNCS_PER_SECOND", "1"))
 # Under the rotation policy (game-rules 2A.4) the floor turns a table amber this long
 # before the window rule would end its game unless another player banks.
 CARDROOM_WINDOW_WARNING_MINUTES = int(os.environ.get("CARDROOM_WINDOW_WARNING_MINUTES", "10"))
@@ -199,13 +218,26 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Tablet presence (the floor's "tablet disconnected" alert) must be visible to every
 # Daphne process: in Redis when there is one, else in this one process's memory.
+# Through django-redis, not Django's own RedisCache, for its IGNORE_EXCEPTIONS: while
+# Redis is down a read is a miss and a write is skipped (and logged), where Django's
+# backend raises, and the sessions (cached_db re-caches what it read from the database)
+# turned every request and command into a 500. What that costs while Redis is down: the
+# floor counts no tablet connected, and the refused-command and approval-login counters
+# start again from zero (django-axes keeps the login lockout in the database).
+# Short timeouts: a Redis that stopped answering costs a command a second, not five.
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "cardroom"}
+        {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "cardroom",
+            "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 # --- Compliance: the business calendar (cardroom/gaming_day.py) ---------------------
 CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")

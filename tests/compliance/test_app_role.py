@@ -32,7 +32,7 @@ def app_db(ledger, django_db_blocker):
             # Never wait behind the test's own transaction: a refusal comes before any lock.
             conn.execute("SET lock_timeout = '2s'")
             yield conn
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute(f"DROP OWNED BY {ROLE}")
             cursor.execute(f"DROP ROLE {ROLE}")
 

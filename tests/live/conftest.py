@@ -94,6 +94,13 @@ def play(scenario):
         try:
             await scenario()
         finally:
+            # A socket the scenario left open has its consumer still waiting on the layer
+            # (which, from issue 21, waits out a failed receive and asks again): end it
+            # first, or it would open a connection that outlives this loop.
+            leftovers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in leftovers:
+                task.cancel()
+            await asyncio.gather(*leftovers, return_exceptions=True)
             await get_channel_layer().flush()
             await sync_to_async(lambda: connection.close())()  # the worker thread's own
 
