@@ -1,6 +1,6 @@
 """The records of a round in play show only what the table has shown, and no refusal
-names a card the table has not shown (tables.visibility.withheld_from_records, the
-engine's card_mismatch).
+names a card the table has not shown (tables.visibility.withheld_from_records; the
+engine's side, for any prefix of a round: tests/engine/test_refusals_show_no_card.py).
 
 The cards no one may see yet are worked out from the engine's own state
 (tests.live.test_visibility.secret: the undealt board, the hole cards, the hands the
@@ -19,20 +19,16 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from rounds.engine.cards import DECK
-from rounds.engine.errors import CommandError
 from rounds.engine.table import TableGame
 from rounds.models import Round, RoundCard
 from tables.models import DealerAssignment, RejectedCommand, Table
 from tables.services import command_execute, table_create
 from tables.visibility import LIVE
 from tests.compliance.asgi import AsgiClient
-from tests.engine.helpers import decide, new_game, seated_with_pd
 from tests.live.test_visibility import a_round, secret
 
 # The exports read committed rows over a connection of their own.
@@ -220,64 +216,3 @@ def test_a_voided_round_shows_every_card_and_a_round_the_state_does_not_judge_sh
     (row,) = round_export(clients["compliance"], table)
     assert recorded <= cards_in(page)
     assert recorded == cards_in(" ".join((row["community"], row["pd_hole"], row["player_hole"])))
-
-
-# --- the engine's refusals, for any prefix of a round and any cards sent ----------------------
-
-ROUND = seated_with_pd([1, 2, 3], pd=1) + [
-    {"type": "open_round", "bank": 100_000},
-    {"type": "wager", "seat": 2, "ante": 1000, "trips": 500},
-    {"type": "wager", "seat": 3, "ante": 1000},
-    {"type": "no_more_bets"},
-    {"type": "deal"},
-    decide(2, "check"), decide(3, "check"),
-    {"type": "flop"},
-    decide(2, "check"), decide(3, "check"),
-    {"type": "turn_river"},
-    decide(2, "play", 1), decide(3, "fold"),
-    {"type": "showdown"},
-]
-SENT = st.lists(st.sampled_from(DECK), min_size=0, max_size=6)
-
-
-@st.composite
-def card_commands(draw):
-    kind = draw(st.sampled_from(["flop", "turn_river", "showdown_hands", "showdown_pd", "deal"]))
-    cards = draw(SENT)
-    if kind == "showdown_hands":
-        return {"type": "showdown", "hands": {str(draw(st.sampled_from([2, 3]))): cards}}
-    if kind == "showdown_pd":
-        return {"type": "showdown", "player_dealer": cards}
-    return {"type": kind, "cards": cards}
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), prefix=st.integers(0, len(ROUND)), command=card_commands())
-def test_no_refusal_names_a_card_the_table_has_not_shown(seed, prefix, command):
-    """After any prefix of a server-dealt round, a command carrying any cards is accepted,
-    or refused with a message naming no card the live view hides, beyond those the command
-    itself sent."""
-    game = new_game(6)
-    rng = random.Random(seed)
-    for step in ROUND[:prefix]:
-        game, _, _ = game.apply(step, rng=rng)
-    unseen = secret(game.to_dict(), LIVE)
-    try:
-        game.apply(command, rng=rng)
-    except CommandError as refusal:
-        named = cards_in(refusal.message) - cards_in(str(command))
-        assert not named & unseen, f"{command} refused naming {sorted(named & unseen)}: {refusal.message}"
-        assert refusal.code in CommandError.codes
-
-
-def test_a_wrong_flop_after_a_dealt_deal_keeps_its_stable_code():
-    game = new_game(6)
-    rng = random.Random(7)
-    for step in ROUND[: ROUND.index({"type": "flop"})]:
-        game, _, _ = game.apply(step, rng=rng)
-    board = game.round.pending_community
-    not_the_flop = [board[0], board[1], board[3]]  # two of the flop and the turn
-    with pytest.raises(CommandError) as refused:
-        game.apply({"type": "flop", "cards": not_the_flop}, rng=rng)
-    assert refused.value.code == "card_mismatch"
-    assert not cards_in(refused.value.message) & set(board)
