@@ -28,7 +28,7 @@ from collections_fees.selectors import (
     where_clause,
 )
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
-from tables.visibility import withheld_from_records
+from tables.visibility import FINISHED, withheld_from_records
 
 from .models import Decision, Round, RoundCard, SettlementLine, Wager
 
@@ -79,10 +79,13 @@ ROUND_EXPORT_COLUMNS = (
 )
 
 # A card is in the export when its round's records may show it
-# (tables.visibility.withheld_from_records): every card of a settled or voided round; of a
-# round in play, those not in its entry of `withheld.cards` (withheld_cards), and none
-# when it has no entry: a round that opened after the entries were read shows no card.
-CARD_SHOWN = "(r.status <> 'in_progress' OR NOT coalesce((withheld.cards -> r.id::text) ? c.card, true))"
+# (tables.visibility.withheld_from_records): every card of a finished round; of a round in
+# play, those not in its entry of `withheld.cards` (withheld_cards), and none when it has
+# no entry: a round that opened after the entries were read shows no card.
+CARD_SHOWN = (
+    f"(r.status IN ({', '.join(repr(status) for status in FINISHED)})"
+    " OR NOT coalesce((withheld.cards -> r.id::text) ? c.card, true))"
+)
 
 # The compact encodings of the export's list columns (docs/compliance-exports.md):
 #   wagers      "seat:kind:cents" in seat order, then ante, blind, trips, play

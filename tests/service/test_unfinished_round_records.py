@@ -189,9 +189,12 @@ def test_at_every_step_of_a_round_the_records_show_what_the_table_has_shown(view
                 assert not cards_in(text) & unseen, f"after {command['type']}, {where} shows {sorted(cards_in(text) & unseen)}"
                 assert set(board) <= cards_in(text), f"after {command['type']}, {where} lacks the board shown"
             assert row["community"].split() == board
-    assert Round.objects.get(table=table).status == "settled"
+    rnd = Round.objects.get(table=table)
+    assert rnd.status == "settled"
     every_card = {c.card for c in RoundCard.objects.filter(round__table=table)}
     for who, client in readers.items():
+        page = ok_text(client, f"/compliance/rounds/{rnd.pk}/")
+        assert every_card <= cards_in(page) and 'id="cards-withheld"' not in page
         (row,) = round_export(client, table)
         assert every_card == cards_in(" ".join((row["community"], row["pd_hole"], row["player_hole"])))
 
