@@ -25,7 +25,7 @@ from cardroom.models import AuditEntry
 from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from rounds.models import Round, RoundCard
-from tables.models import DealerAssignment, RejectedCommand, Table
+from tables.models import DealerAssignment, RejectedCommand, Table, TableEvent
 from tables.services import command_execute, table_create
 from tables.visibility import LIVE
 from tests.compliance.asgi import AsgiClient
@@ -38,8 +38,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
 
 
+# Drawings (the admin's icons: path data such as "v2h-3") hold no card.
+SVG = re.compile(r"<svg.*?</svg>", re.S)
+
+
 def cards_in(text: str) -> set[str]:
-    return set(CARD.findall(text))
+    return set(CARD.findall(SVG.sub("", text)))
 
 
 def person(name: str, role: str) -> Client:
@@ -116,6 +120,19 @@ def record_views(table, clients) -> dict[tuple[str, str], str]:
     return views
 
 
+def admin_views(table) -> dict[tuple[str, str], str]:
+    """The Django admin's pages of the table and of each of its events, as an admin reads
+    them."""
+    admin = Client()
+    admin.force_login(User.objects.get_or_create(username="ada", defaults={"is_staff": True, "is_superuser": True})[0])
+    views = {("admin", "table"): ok_text(admin, f"/admin/tables/table/{table.pk}/change/")}
+    for event in TableEvent.objects.filter(table=table):
+        views[("admin", f"event {event.seq} ({event.command_type})")] = ok_text(
+            admin, f"/admin/tables/tableevent/{event.pk}/change/"
+        )
+    return views
+
+
 def assert_none_shown(views: dict, unseen: set[str]) -> None:
     for where, text in views.items():
         assert not cards_in(text) & unseen, f"{where} shows {sorted(cards_in(text) & unseen)}"
@@ -135,6 +152,7 @@ def test_before_the_flop_no_viewer_finds_a_flop_card_anywhere(viewers):
     assert_none_shown(live_views(table, clients), flop)
     records = record_views(table, clients)
     assert_none_shown(records, hidden_live)  # neither the board nor a hole card
+    assert_none_shown(admin_views(table), hidden_live)
     assert 'id="cards-withheld"' in records[("compliance", "round 1 page")]
 
     # The decisions made, the dealer sends a flop that is not the dealt one.
@@ -157,6 +175,8 @@ def test_before_the_flop_no_viewer_finds_a_flop_card_anywhere(viewers):
     # Settled: compliance (and supervisors) see every card of the round.
     run(table, *commands[flop_at:])
     every_card = {c.card for c in RoundCard.objects.filter(round__table=table)}
+    deal = next(text for (_, where), text in admin_views(table).items() if "(deal)" in where)
+    assert every_card <= cards_in(deal)  # the admin reads the deal's records whole again
     assert len(every_card) == 5 + 2 * 4  # the board, three players' and the player-dealer's hands
     for who in ("supervisor", "compliance"):
         page = ok_text(clients[who], f"/compliance/rounds/{Round.objects.get(table=table).pk}/")
