@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from asgiref.sync import sync_to_async
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -137,9 +138,10 @@ def csv_export_view(kind: str, form_class, query_of):
             return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
         filters = form.filters()
         user = await request.auser()
-        export = CsvExport(
-            kind=kind, query=query_of(filters), filters=filters.as_dict(), requested_by=user.get_username()
-        )
+        # In a thread: a query may read the database to be built (the round export reads
+        # which cards of the rounds in play it may show).
+        query = await sync_to_async(query_of)(filters)
+        export = CsvExport(kind=kind, query=query, filters=filters.as_dict(), requested_by=user.get_username())
         return csv_export_response(export)
 
     return export_view

@@ -9,6 +9,8 @@ request, and only reports).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Prefetch
@@ -26,6 +28,7 @@ from collections_fees.selectors import (
     where_clause,
 )
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
+from tables.visibility import FINISHED, withheld_from_records
 
 from .models import Decision, Round, RoundCard, SettlementLine, Wager
 
@@ -75,6 +78,15 @@ ROUND_EXPORT_COLUMNS = (
     ("void_approved_by", "b.void_approved_by"),
 )
 
+# A card is in the export when its round's records may show it
+# (tables.visibility.withheld_from_records): every card of a finished round; of a round in
+# play, those not in its entry of `withheld.cards` (withheld_cards), and none when it has
+# no entry: a round that opened after the entries were read shows no card.
+CARD_SHOWN = (
+    f"(r.status IN ({', '.join(repr(status) for status in FINISHED)})"
+    " OR NOT coalesce((withheld.cards -> r.id::text) ? c.card, true))"
+)
+
 # The compact encodings of the export's list columns (docs/compliance-exports.md):
 #   wagers      "seat:kind:cents" in seat order, then ante, blind, trips, play
 #   decisions   "seat:street:action:cents" in the order they were made
@@ -87,13 +99,13 @@ ROUND_LISTS = f"""
     (SELECT string_agg(d.seat || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
        FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
     (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community') AS community,
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community' AND {CARD_SHOWN}) AS community,
     (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer') AS pd_hole,
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer' AND {CARD_SHOWN}) AS pd_hole,
     (SELECT string_agg(h.position || ':' || h.cards, ';' ORDER BY h.position::int)
        FROM (SELECT c.position, string_agg(c.card, ' ' ORDER BY c.index) AS cards
                FROM {CARD} c
-              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer')
+              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer') AND {CARD_SHOWN}
               GROUP BY c.position) h) AS player_hole,
     (SELECT string_agg(l.seat || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
                        || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
@@ -111,6 +123,10 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     if filters.player:
         conditions.append(f"(r.pd_player = %s OR EXISTS (SELECT 1 FROM {WAGER} w WHERE w.round_id = r.id AND w.player = %s))")
         params += [filters.player, filters.player]
+    if with_lists:
+        # Read before the query runs (an export's COPY runs on a connection of its own): a
+        # round that moves on meanwhile shows fewer cards, never more (CARD_SHOWN).
+        params = [json.dumps(withheld_cards()), *params]
     sql = f"""
         SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.closed_at,
                r.status, r.street, c.version AS config_version, c.max_consecutive_banks,
@@ -126,9 +142,23 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         JOIN {TABLE} t ON t.id = r.table_id
         JOIN {CONFIG} c ON c.id = r.config_id
         LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
+        {"CROSS JOIN (SELECT %s::jsonb AS cards) withheld" if with_lists else ""}
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
+
+
+def withheld_cards() -> dict[str, list[str]]:
+    """For each round in play, by id, the cards its records may not show
+    (tables.visibility.withheld_from_records); a round that cannot be judged is left out,
+    and so shows no card. One row per table with a round in play."""
+    rows = Round.objects.filter(status="in_progress").values_list("id", "status", "number", "table__state")
+    withheld = {}
+    for round_id, status, number, state in rows:
+        cards = withheld_from_records(status, state, number)
+        if cards is not None:
+            withheld[str(round_id)] = sorted(cards)
+    return withheld
 
 
 def round_detail(*, round_id: int) -> Round:
@@ -154,19 +184,31 @@ class RoundCards:
     community: list[str]
     player_dealer: list[str]
     seats: list[tuple[int, list[str]]]
+    withheld: int = 0  # cards recorded and not shown (a round in play)
 
 
-def round_cards(rnd: Round) -> RoundCards:
-    """The round's prefetched cards grouped by position."""
+def round_cards(rnd: Round, shown: Callable[[str], bool] = lambda card: True) -> RoundCards:
+    """The round's prefetched cards grouped by position: those `shown` (all by default)."""
     by_position: dict[str, list[tuple[int, str]]] = {}
+    withheld = 0
     for card in rnd.cards.all():
+        if not shown(card.card):
+            withheld += 1
+            continue
         by_position.setdefault(card.position, []).append((card.index, card.card))
 
     def held(position):
         return [c for _, c in sorted(by_position.get(position, []))]
 
     seats = sorted(int(p) for p in by_position if p not in ("community", "player_dealer"))
-    return RoundCards(held("community"), held("player_dealer"), [(s, held(str(s))) for s in seats])
+    return RoundCards(held("community"), held("player_dealer"), [(s, held(str(s))) for s in seats], withheld)
+
+
+def round_cards_recorded(rnd: Round) -> RoundCards:
+    """The round's cards as its records may show them (tables.visibility
+    .withheld_from_records): a round in play shows what its table has shown."""
+    withheld = withheld_from_records(rnd.status, rnd.table.state, rnd.number)
+    return round_cards(rnd, lambda card: withheld is not None and card not in withheld)
 
 
 def round_dealers(rnd: Round) -> list[str]:

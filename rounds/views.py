@@ -40,7 +40,7 @@ def round_detail(request, round_id: int):
         raise Http404("no such round")
     context = {
         "round": rnd,
-        "cards": selectors.round_cards(rnd),
+        "cards": selectors.round_cards_recorded(rnd),
         "dealers": selectors.round_dealers(rnd),
         # Re-decided from the stored inputs by the rules engine (rounds/audit.py): what
         # `manage.py verify_rounds` reports, for this one round.

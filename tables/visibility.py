@@ -22,6 +22,12 @@ seat's hand; the live view gets the hands of the seats the showdown turns over (
 No audience gets the board the software dealt and has not revealed yet
 (`pending_community`): with a server shuffle it is the future flop, turn and river.
 
+The records of a round (the compliance pages' round detail, the round export): read away
+from the table, they show an unfinished round's cards as the live view does, whoever
+reads them (a supervisor who may drive the table sees its hole cards on the tablet, not
+in the records); a settled or voided round's records show every card
+(withheld_from_records).
+
 A snapshot is built once, whole (tables.selectors.server_snapshot), and cut down here for
 each audience. The publisher sends one message per event to a table's group, and each
 socket cuts it for its own audience before sending (tables.consumers), so an event costs
@@ -65,6 +71,23 @@ def hidden_cards(game: dict, audience: str) -> set[str]:
     if not _hole_shown(audience, phase, turned_over=True):
         hidden.update(rnd["pd_hole"] or ())
     return hidden
+
+
+# The round statuses (rounds.models.Round) after which a round's records show every card.
+FINISHED = ("settled", "voided")
+
+
+def withheld_from_records(status: str, game: dict | None, number: int) -> set[str] | None:
+    """The cards round `number` (its recorded `status`) may not show in its records, judged
+    on its table's state `game` (Table.state): none once it is settled or voided; while it
+    is in play, what the live view hides. None (every card withheld) when the table's
+    state is not at that round: a record that cannot be judged shows no card."""
+    if status in FINISHED:
+        return set()
+    rnd = (game or {}).get("round")
+    if rnd is None or rnd.get("number") != number:
+        return None
+    return hidden_cards(game, LIVE)
 
 
 def _mask(cards: list | None, hidden: set[str]) -> list | None:

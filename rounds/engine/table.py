@@ -832,7 +832,12 @@ def _reveal(step: _Step) -> dict:
     if rnd.dealt:
         cards = rnd.pending_community[:count]
         if given is not None and sorted(parse_cards(given, count=count)) != sorted(cards):
-            raise CommandError("card_mismatch", f"the dealt cards are {' '.join(cards)}")
+            # Names no card: the dealt ones are not revealed yet, and the message is kept
+            # in the refused-command log and the audit trail (tables.visibility).
+            raise CommandError(
+                "card_mismatch",
+                f"these are not the cards dealt for the {step.command['type']}: send it without cards to show the dealt ones",
+            )
     else:
         if given is None:
             raise CommandError("missing_cards", f"{step.command['type']} needs its {count} cards")
