@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from .errors import CommandError
+from .persons import same_person
 
 DEFAULT_NOTICE = (
     "Any player can assume the player-dealer position when it is offered. The player that "
@@ -162,7 +163,8 @@ class GameClock:
         """May a round banked by `banker` (None: the TPPP) open at `at`? (2A.3)"""
         if self.started_at is None or at - _utc(self.started_at) < policy.window:
             return True
-        return len(self._bankers_within(policy, at) | ({banker} - {None})) >= policy.window_players
+        within = self._bankers_within(policy, at) + ([banker] if banker is not None else [])
+        return len(distinct_persons(within)) >= policy.window_players
 
     def opened(self, policy: RotationPolicy, at: datetime, number: int, banker: str | None) -> None:
         if self.started_at is None:
@@ -183,10 +185,12 @@ class GameClock:
         needed = policy.window_players - (banker is not None)
         if needed <= 0:
             return None
-        latest: dict[str, datetime] = {}
+        latest: dict[str, datetime] = {}  # per person, under the spelling first met
         for opened_at, _, who in self.rounds:
-            if who is not None and who != banker:
-                latest[who] = max(latest.get(who, _utc(opened_at)), _utc(opened_at))
+            if who is None or (banker is not None and same_person(who, banker)):
+                continue
+            who = next((known for known in latest if same_person(known, who)), who)
+            latest[who] = max(latest.get(who, _utc(opened_at)), _utc(opened_at))
         times = sorted(latest.values(), reverse=True)
         start = _utc(self.started_at) + policy.window
         return start if len(times) < needed else max(start, times[needed - 1] + policy.window)
@@ -195,9 +199,20 @@ class GameClock:
     def last_banker(self) -> str | None:
         return self.rounds[-1][2] if self.rounds else None
 
-    def _bankers_within(self, policy: RotationPolicy, at: datetime) -> set[str]:
+    def _bankers_within(self, policy: RotationPolicy, at: datetime) -> list[str]:
         since = at - policy.window
-        return {who for opened_at, _, who in self.rounds if who is not None and since < _utc(opened_at) <= at}
+        return [who for opened_at, _, who in self.rounds if who is not None and since < _utc(opened_at) <= at]
+
+
+def distinct_persons(ids: list[str]) -> list[str]:
+    """One id per person among `ids`: the window counts persons, not spellings, so "P-1",
+    "p-1" and "Р-1" (a Cyrillic Р) are one banker (persons.same_person; pairwise, as that
+    relation is not transitive)."""
+    persons: list[str] = []
+    for who in ids:
+        if not any(same_person(who, known) for known in persons):
+            persons.append(who)
+    return persons
 
 
 def _utc(text: str) -> datetime:

@@ -294,3 +294,24 @@ def test_a_refused_policy_command_changes_nothing():
     before = snapshot(t.game)
     t.do({"type": "open_round", "bank": 10_000}, ok=False)
     assert snapshot(t.game) == before
+
+
+def test_one_person_under_two_spellings_counts_once_in_the_window():
+    """2A.3 counts persons, not spellings: P-1 banks, leaves, comes back as "Р-1" (a
+    Cyrillic Р) and later as "P-1" again; with a TPPP between, the window still holds one
+    person who counts, and the game ends as it would under one spelling."""
+    t = seated([1, 2])
+    t.do({"type": "sit", "seat": 4, "player": "T-4", "tppp": TPPP})
+    t.do({"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
+    t.play_round(2)  # P-1 at 0
+    t.do({"type": "leave", "seat": 1}, {"type": "sit", "seat": 3, "player": "\u0420-1"})
+    t.take_bank(3)
+    t.minutes = 10
+    t.play_round(2)  # "Р-1" at 10
+    t.take_bank(4)
+    t.minutes = 20
+    t.play_round(2)  # the TPPP at 20: does not count
+    t.do({"type": "leave", "seat": 3}, {"type": "sit", "seat": 1, "player": "p-1"})
+    t.take_bank(1)
+    t.minutes = 45  # (5, 45]: "Р-1" at 10 and "p-1" now are one person
+    assert t.do({"type": "open_round", "bank": 10_000})[0]["game_ended"] == "rotation_window"
