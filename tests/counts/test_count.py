@@ -124,6 +124,28 @@ def test_a_variance_above_the_threshold_needs_an_explanation_and_above_escalatio
     assert counts.sheet_is_complete(sheet)
 
 
+def test_a_variance_of_exactly_the_escalation_threshold_is_explained_but_needs_no_manager(day, settings):
+    """"Above" the threshold: $100.00 over, with the escalation threshold at $100.00, needs a
+    reason (it is above the explanation threshold) and no manager; the count team signs."""
+    settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS = 2500
+    settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS = 10000
+    sheet = count_shift(day, "swing")
+    box_id = sorted(counts.placed_boxes(sheet))[0]
+    expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="swing")
+    with pytest.raises(CountError) as unexplained:
+        counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(expected + 10000), actor=day.counters[0])
+    assert unexplained.value.code == "explanation_required"
+    recount = counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(expected + 10000),
+                                      explanation="a $100 bill found in the slot", actor=day.counters[0])
+    assert recount.variance == 10000 and not counts.needs_approval(recount)
+    with pytest.raises(CountError) as nothing_to_approve:
+        counts.variance_approve(count_id=recount.pk, actor=day.manager)
+    assert nothing_to_approve.value.code == "wrong_state"
+    for counter in day.counters:
+        counts.count_sign(sheet_id=sheet.pk, actor=counter)
+    assert counts.sheet_is_complete(sheet) and not VarianceApproval.objects.exists()
+
+
 def test_a_closed_shift_refuses_late_entries(day):
     sheet = count_shift(day, "day")
     sign_and_close(day, sheet)
@@ -160,6 +182,27 @@ def test_a_reopen_needs_a_managers_approval_of_someone_elses_request(day):
     with pytest.raises(CountError) as twice:
         counts.shift_reopen_approve(request_id=request.pk, actor=person("mgr-max", "manager"))
     assert twice.value.code == "wrong_state"
+
+
+def test_a_reopen_request_made_before_the_latest_close_is_not_approved(day):
+    """Two requests to reopen the same close; the first is approved and the shift closed
+    again. The second was asked of the earlier close: approving it now would reopen a
+    close nobody asked about, so it is refused and writes nothing. A request made after
+    the new close is approved."""
+    sheet = count_shift(day, "day")
+    sign_and_close(day, sheet)
+    first = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="box EMERG-1 miscounted", actor=day.supervisor)
+    stale = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="box EMERG-1 again", actor=day.counters[0])
+    counts.shift_reopen_approve(request_id=first.pk, actor=day.manager)
+    counts.shift_close(gaming_day=DAY, shift="day", actor=day.supervisor)
+    closes = ShiftClose.objects.count()
+    with pytest.raises(CountError) as refused:
+        counts.shift_reopen_approve(request_id=stale.pk, actor=day.manager)
+    assert refused.value.code == "wrong_state"
+    assert counts.shift_is_closed(DAY, "day") and ShiftClose.objects.count() == closes
+    fresh = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="one more look", actor=day.counters[0])
+    counts.shift_reopen_approve(request_id=fresh.pk, actor=day.manager)
+    assert not counts.shift_is_closed(DAY, "day")
 
 
 def test_the_count_team_alone_counts_and_a_shift_is_counted_only_after_it_ends(day, clock):

@@ -2,7 +2,8 @@
 
 import pytest
 from django.conf import settings
-from hypothesis import given
+from django.test import override_settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from collections_fees.counts import CountError, counted_total, variance_requires
@@ -30,7 +31,20 @@ def test_pieces_are_whole_non_negative_numbers(pieces):
         counted_total({"100": pieces})
 
 
+# Random integers almost never land on a threshold, where "above" and "at or above"
+# differ: each threshold and a cent either side are always tried (and each threshold the
+# other way), under thresholds pinned here so that the examples sit on them whatever the
+# environment configures.
 @given(st.integers(min_value=-10**7, max_value=10**7))
+@example(2499)
+@example(2500)
+@example(-2500)
+@example(2501)
+@example(9999)
+@example(10000)
+@example(-10000)
+@example(10001)
+@override_settings(CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS=2500, CARDROOM_COUNT_ESCALATE_ABOVE_CENTS=10000)
 def test_a_variance_is_judged_by_its_size_either_way_and_escalation_implies_explanation(variance):
     explain, escalate = variance_requires(variance)
     assert (explain, escalate) == variance_requires(-variance)

@@ -27,8 +27,8 @@ def at(minutes: float) -> str:
 class Table:
     """A table under the policy with a clock: every command carries the current `at`."""
 
-    def __init__(self, seats=6, **config):
-        self.game = new_game(seats, rotation_policy=POLICY, **config)
+    def __init__(self, seats=6, policy=POLICY, **config):
+        self.game = new_game(seats, rotation_policy=policy, **config)
         self.minutes = 0.0
         self.records = []
 
@@ -65,8 +65,8 @@ class Table:
         self.do({"type": "accept_bank", "seat": seat})
 
 
-def seated(seats, **config) -> Table:
-    t = Table(**config)
+def seated(seats, policy=POLICY, **config) -> Table:
+    t = Table(policy=policy, **config)
     t.do(*({"type": "sit", "seat": s, "player": f"P-{s}"} for s in seats))
     return t
 
@@ -168,6 +168,21 @@ def test_a_tppp_banks_one_round_at_a_time_and_carries_the_badge():
     assert {r.badge for r in t.records if isinstance(r, RotationEntry) and r.player == "T-3"} == {"B-123"}
 
 
+def test_under_the_policy_with_tppp_one_round_false_the_tppp_keeps_the_bank_to_the_limit():
+    """tppp_one_round: false leaves the TPPP under section 2's limit alone: offered last
+    after their round, they may keep the bank, and only a third round is refused."""
+    t = seated([1, 2], policy={**POLICY, "tppp_one_round": False})
+    t.do({"type": "sit", "seat": 3, "player": "T-3", "tppp": TPPP})
+    t.do({"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3})
+    t.play_round(1)
+    assert t.game.rotation.walk(t.game.occupants, 6) == [1, 2, 3]  # the TPPP last, as a PD who may keep it
+    t.take_bank(3)
+    assert t.game.rotation.pd_seat == 3
+    t.play_round(1)
+    assert t.game.rotation.walk(t.game.occupants, 6) == [1, 2]  # two in a row: the table's limit
+    assert t.game.rotation.streak == 2
+
+
 def test_without_the_policy_a_tppp_may_bank_two_rounds():
     game = new_game(6)
     game, *_ = game.apply({"type": "sit", "seat": 1, "player": "T-1", "tppp": TPPP, "at": at(0)})
@@ -238,6 +253,28 @@ def test_the_tppp_does_not_count_and_voided_rounds_do_not_count():
     t.take_bank(1)
     t.minutes = 45  # (5, 45]: P-1 now, the TPPP: one person; P-2's round was voided
     assert t.do({"type": "open_round", "bank": 10_000})[0]["game_ended"] == "rotation_window"
+
+
+@pytest.mark.parametrize("voided", [True, False])
+def test_a_voided_round_in_the_window_does_not_count_for_its_banker(voided):
+    """P-1 banks at 0, P-2 at 10, P-1 again at 45: (5, 45] holds P-2's round, which keeps
+    the game going if it was played, but not if it was voided (2A.3)."""
+    t = seated([1, 2])
+    t.do({"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
+    t.play_round(2)  # P-1 at 0
+    t.take_bank(2)
+    t.minutes = 10
+    if voided:
+        t.do({"type": "open_round", "bank": 10_000}, wager(1, 100), {"type": "no_more_bets"}, void())
+    else:
+        t.play_round(1)
+    t.take_bank(1)
+    t.minutes = 45
+    opened = t.do({"type": "open_round", "bank": 10_000})[0]
+    if voided:
+        assert opened["game_ended"] == "rotation_window"
+    else:
+        assert opened["round"] == 3 and "game_ended" not in opened
 
 
 def test_the_deadline_is_when_the_last_other_banker_leaves_the_window():

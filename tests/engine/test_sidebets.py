@@ -184,6 +184,26 @@ def test_a_percentage_award_waits_for_a_supervisor_then_pays_highest_seat_first_
     assert settled["meter"] == {"name": "UTH-PROG-1", "meter": 500000, "reserve": 100040}
 
 
+def test_a_five_percent_royal_is_paid_on_the_meter_and_does_not_reseed():
+    """A royal flush using a hole card after the flop (royal_seven) pays 5% of the meter,
+    confirmed by a supervisor; only a 100% award restarts the meter at the seed (10.3)."""
+    game = side_table(players=(2, 3), side_bets={"progressive": PROGRESSIVE})
+    start = Meter.of(game).fund
+    commands = open_round(100000, [wager(2, 500, progressive=True), wager(3, 500)])
+    commands += [decide(2, "check"), decide(3, "check"), {"type": "flop", "cards": ["Qs", "Js", "2c"]}]
+    commands += [decide(2, "check"), decide(3, "check"), {"type": "turn_river", "cards": ["Ts", "3d"]}]
+    commands += [decide(2, "play", 1), decide(3, "play", 1)]
+    commands += [{"type": "showdown", "player_dealer": ["8c", "8d"], "hands": {"2": ROYAL_HOLE, "3": ["4h", "5h"]}}]
+    meter = Meter.of(game)
+    game, _ = drive(game, commands, meter=meter)
+    game, results = drive(game, [{"type": "confirm_award", "seat": 2, "approved_by": "SUP-1"}, {"type": "settle"}], meter=meter)
+    settled = results[-1]
+    on_meter = start.meter + 80  # the 100 wager's 80% went to the meter at no more bets
+    award = on_meter * 5 // 100
+    assert [(a["seat"], a["hand"], a["award"], a["from_meter"]) for a in settled["progressive"]] == [(2, "royal_seven", award, award)]
+    assert settled["meter"] == {"name": "UTH-PROG-1", "meter": on_meter - award, "reserve": start.reserve + 20}
+
+
 def test_a_reseed_short_of_the_seed_takes_what_the_reserve_holds():
     game, _, meter = royal_showdown(reserve=1000)
     game, results = drive(game, [{"type": "confirm_award", "seat": 2, "approved_by": "SUP-1"}, {"type": "settle"}], meter=meter)
@@ -228,6 +248,45 @@ def test_a_void_reverses_the_contributions():
     assert meter.fund == Fund(1000000, 600000)
 
 
+def linked_payout_then_void(meter_left: int, reserve_left: int, *, amount=100, share=80):
+    """One progressive wager contributed, then the linked meter moves (another table's
+    award) to the given amounts, then the round is voided: (void result, meter)."""
+    prog = {**PROGRESSIVE, "wager": amount, "meter": {**PROGRESSIVE["meter"], "meter_share": share}}
+    game = side_table(side_bets={"progressive": prog})
+    meter = Meter.of(game)
+    game, _ = drive(game, open_round(100000, [wager(2, 500, progressive=True), wager(3, 500)]), meter=meter)
+    meter.fund = Fund(meter_left, reserve_left)
+    game, results = drive(game, [{"type": "void_round", "reason": "misdeal", "approved_by": "SUP-1"}], meter=meter)
+    return results[-1], meter
+
+
+def test_a_void_with_the_reserve_short_takes_the_rest_from_the_meter():
+    """The contribution was 80 to the meter and 20 to the reserve; the reserve has been
+    emptied since. The 20 comes from the meter, which holds it: nothing is owed."""
+    result, meter = linked_payout_then_void(500, 0)
+    assert result["jackpot"] == [{"seat": 2, "amount": 100, "owed": 0}]
+    assert meter.fund == Fund(500 - 100, 0)
+
+
+def test_a_void_with_the_meter_short_takes_the_rest_from_the_reserve_and_owes_what_neither_holds():
+    result, meter = linked_payout_then_void(30, 1000)
+    assert result["jackpot"] == [{"seat": 2, "amount": 100, "owed": 0}]
+    assert meter.fund == Fund(0, 1000 - 70)
+    result, meter = linked_payout_then_void(30, 40)
+    assert result["jackpot"] == [{"seat": 2, "amount": 100, "owed": 100 - 30 - 40}]
+    assert meter.fund == Fund(0, 0)
+
+
+def test_the_meter_share_is_rounded_down_to_the_cent():
+    """Wager 125 at 33%: 41.25 to the meter, rounded down to 41; the reserve takes 84 (10.3)."""
+    prog = {**PROGRESSIVE, "wager": 125, "meter": {**PROGRESSIVE["meter"], "meter_share": 33}}
+    game = side_table(side_bets={"progressive": prog})
+    start = Meter.of(game).fund
+    game, results = drive(game, open_round(100000, [wager(2, 500, progressive=True)]))
+    assert results[-1]["jackpot"] == [{"seat": 2, "amount": 125, "meter": 41, "reserve": 84}]
+    assert results[-1]["meter"] == {"name": "UTH-PROG-1", "meter": start.meter + 41, "reserve": start.reserve + 84}
+
+
 def test_bad_beat_tie_and_fold_lose_pairs_stays_in_action_on_a_fold():
     game = side_table(players=(2, 3))
     # Board makes a straight for everyone (a tie); seat 3 folds with K-K.
@@ -242,6 +301,42 @@ def test_bad_beat_tie_and_fold_lose_pairs_stays_in_action_on_a_fold():
     assert got[(2, "bad_beat")] == ("lose", 100)  # a straight tying a straight is no bad beat
     assert got[(3, "bad_beat")] == ("lose", 100)  # folded
     assert got[(3, "pairs")] == ("win", 1000)  # K-K: 10 to 1, folded or not
+
+
+def test_a_folded_players_bad_beat_is_lost_even_on_a_hand_it_would_pay():
+    """Seat 3's trip sevens lose to the PD's full house: played to showdown that is a bad
+    beat paying 9 to 1 (seat 2 shows it), but seat 3 folded, and a folded Bad Beat is lost
+    (10), whatever the cards."""
+    game = side_table(players=(2, 3))
+    game, results, _ = play_round(
+        game, bank=100000,
+        wagers=[wager(2, 500, trips=100, bad_beat=100), wager(3, 500, trips=100, bad_beat=100)],
+        holes={2: ["7c", "4d"], 3: ["7s", "5d"]}, pd_hole=["Kh", "Ks"], board=["7h", "7d", "2c", "9s", "Kd"],
+        decisions={"preflop": [decide(2, "check"), decide(3, "check")], "flop": [decide(2, "check"), decide(3, "check")],
+                   "river": [decide(2, "play", 1), decide(3, "fold")]},
+    )
+    got = {(l["seat"], l["wager"]): (l["result"], l["amount"]) for l in results["settle"]["lines"]}
+    assert got[(2, "bad_beat")] == ("win", 100 * 9)  # the same cards, not folded: paid
+    assert got[(3, "bad_beat")] == ("lose", 100)
+
+
+def test_a_folded_players_progressive_stays_in_action():
+    """Seat 2 folds four nines at the river: its progressive is still awarded (10: a
+    folded player's progressive stays in action), 100 for 1 on the 100 wager."""
+    game = side_table(players=(2, 3), side_bets={"progressive": PROGRESSIVE})
+    start = Meter.of(game).fund
+    game, results, meter = play_round(
+        game, bank=100000, wagers=[wager(2, 500, progressive=True), wager(3, 500)],
+        holes={2: ["9s", "9h"], 3: ["2s", "3h"]}, pd_hole=["Kh", "Kd"], board=["9c", "9d", "4h", "7s", "Jd"],
+        decisions={"preflop": [decide(2, "check"), decide(3, "check")], "flop": [decide(2, "check"), decide(3, "check")],
+                   "river": [decide(2, "fold"), decide(3, "play", 1)]},
+    )
+    award = 100 * 100
+    assert results["settle"]["progressive"] == [
+        {"seat": 2, "hand": "four_of_a_kind", "award": award, "from_meter": award, "from_reserve": 0, "owed": 0, "confirmed": False}
+    ]
+    assert results["showdown"]["progressive"] == results["settle"]["progressive"]
+    assert meter.fund == Fund(start.meter + 80 - award, start.reserve + 20)
 
 
 def test_bad_beat_pays_on_the_player_dealers_losing_hand():
@@ -292,6 +387,11 @@ def test_side_bets_are_settled_after_trips_under_the_bank_and_count_for_dead_han
         ("UPB-1", ["Qd", "As"], None, 5),
         ("UPB-3", ["Qd", "As"], None, 10),
         ("UPB-1", ["Td", "Ts"], None, 3),
+        # K, Q and J are all "face" (10.2): 10 to 1 on UPB-1, never the low pair's 3.
+        ("UPB-1", ["Kd", "Ks"], None, 10),
+        ("UPB-1", ["Qd", "Qs"], None, 10),
+        ("UPB-1", ["Jd", "Js"], None, 10),
+        ("UPB-2", ["Qh", "Qc"], None, 10),
         ("UPB-1", ["Kd", "Qs"], None, None),
     ],
 )

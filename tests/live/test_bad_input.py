@@ -206,6 +206,56 @@ def test_a_failure_under_the_api_is_json_and_its_traceback_is_logged_with_debug_
     assert "the database went away" not in response.content.decode()
 
 
+# --- the reader's own bounds, at the bound --------------------------------------------------
+
+
+def json_of_size(size: int, fill: str = "x") -> str:
+    """A JSON object of exactly `size` UTF-8 bytes: one string padded with `fill` (and
+    with "x" for the bytes a wider `fill` cannot make up)."""
+    shell = '{"pad": ""}'
+    count, rest = divmod(size - len(shell), len(fill.encode()))
+    return '{"pad": "' + "x" * rest + fill * count + '"}'
+
+
+@pytest.mark.parametrize("fill", ["x", "é"])  # é: two bytes, so a text is measured in bytes
+def test_a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_too_large(fill):
+    exact = json_of_size(wire.MAX_BODY_BYTES, fill)
+    assert len(exact.encode()) == wire.MAX_BODY_BYTES
+    for data in (exact, exact.encode()):
+        assert wire.read_json(data) == {"pad": json.loads(exact)["pad"]}
+    over = exact[:-2] + " " + exact[-2:]  # one byte more: a space before the closing quote
+    for data in (over, over.encode()):
+        with pytest.raises(wire.WireError) as refused:
+            wire.read_json(data)
+        assert (refused.value.code, refused.value.status) == ("too_large", 413)
+
+
+@pytest.mark.parametrize("opening, closing", [("[", "]"), ('{"a": ', "}")])
+def test_json_nested_exactly_max_depth_is_read_and_one_deeper_is_refused(opening, closing):
+    def nested(levels):
+        return opening * levels + "1" + closing * levels
+
+    assert wire.MAX_DEPTH == 20
+    value = wire.read_json(nested(20))
+    for _ in range(20):
+        value = value[0] if opening == "[" else value["a"]
+    assert value == 1
+    with pytest.raises(wire.WireError) as refused:
+        wire.read_json(nested(21))
+    assert refused.value.code == "invalid_command" and "nested" in refused.value.message
+
+
+@pytest.mark.parametrize("value", [
+    {"note": "[" * 50 + "{" * 50},
+    {"note": 'a quote " then ' + "[" * 50},  # an escaped quote does not end the string
+    {"a": "ends in a backslash \\", "b": "[" * 50},  # nor does an escaped backslash escape the quote
+])
+def test_brackets_inside_a_string_do_not_count_as_nesting(value):
+    body = json.dumps(value)
+    assert body.count("[") >= 50
+    assert wire.read_json(body) == value
+
+
 # --- in front of Django: the body limit ---------------------------------------------------
 
 
