@@ -19,6 +19,7 @@ from django.test import Client
 from collections_fees.models import ExportManifest
 from tests.compliance.asgi import AsgiClient
 from tests.compliance.conftest import empty_tables
+from tests.db_access import as_owner
 
 from .play import AFTER_THE_DAY, DAY, Clock, count_shift, person, play, sign_and_close
 
