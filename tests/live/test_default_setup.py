@@ -26,7 +26,7 @@ from tests.plugins.services import _free_port
 from .conftest import wait_until_serving
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
 
-START_SECONDS = 180  # a cold start creates the cluster and applies every migration
+START_SECONDS = 300  # a cold start creates the cluster and applies every migration
 
 # The start alone may take START_SECONDS, then a round in Chromium and the export: more
 # than the suite's default limit (pytest.ini `timeout`).
