@@ -19,6 +19,7 @@ from django.test import Client
 from collections_fees.models import ExportManifest
 from tests.compliance.asgi import AsgiClient
 from tests.compliance.conftest import empty_tables
+from tests.db_access import as_owner
 
 from .play import AFTER_THE_DAY, DAY, Clock, count_shift, person, play, sign_and_close
 
@@ -106,6 +107,21 @@ def test_a_workbook_matches_its_manifest_and_says_which_copy_it_is(officer, clos
         header = rows.index(next(r for r in rows if r and r[0] == "gaming_day"))
         assert len(rows) - header - 1 == manifest.rows > 0
         assert list(rows[header][: len(manifest.columns)]) == manifest.columns
+    assert copies == ["ORIGINAL", "REPRINT"]
+
+
+@pytest.mark.parametrize("name", ["count", "closer"])
+def test_a_csv_exported_first_leaves_the_first_workbook_the_original(officer, closed_day, name):
+    """ORIGINAL and REPRINT count per document and format (issue 22): the first XLSX of a
+    shift is the original even when its CSV was exported before."""
+    from openpyxl import load_workbook
+
+    csv_first = AsgiClient(officer).get(f"/compliance/{name}/{DAY}/export.csv", {"shift": "swing"})
+    assert csv_first.status == 200 and ExportManifest.objects.filter(pk=csv_first.headers["x-export-id"]).exists()
+    copies = []
+    for _ in range(2):
+        response = officer.get(f"/compliance/{name}/{DAY}/{name}.xlsx?shift=swing")
+        copies.append(list(load_workbook(io.BytesIO(response.content)).active.values)[0][1])
     assert copies == ["ORIGINAL", "REPRINT"]
 
 
