@@ -52,7 +52,7 @@ PAIRS = {
     "low_pair": "pair of tens to twos",
 }
 
-# Every key the engine can give has its words (tests/engine/test_labels.py keeps it so).
+# The engine's keys beside their words, for a test that every key has its words.
 KEYS = {"hand": (HAND, CATEGORIES), "progressive": (PROGRESSIVE, PROGRESSIVE_HANDS), "pairs": (PAIRS, PAIRS_ROWS)}
 
 
