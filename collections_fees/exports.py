@@ -308,11 +308,12 @@ def daily_summary_export(*, totals: list[dict], filters: dict, requested_by: str
 # the first one of a close is the original, every later one says REPRINT.
 
 
-def closer_copy(*, kind: str, filters: dict) -> str:
-    """"ORIGINAL" for the first document of this kind and filters (which name the close
-    it was produced for), "REPRINT" once one has been recorded. Call inside the
+def closer_copy(*, kind: str, media_type: str, filters: dict) -> str:
+    """"ORIGINAL" for the first document of this kind, format and filters (which name the
+    close it was produced for), "REPRINT" once one has been recorded: a CSV of a count
+    sheet exported first leaves its first workbook the original (issue 22). Call inside the
     transaction that records the new manifest, after `lock_closer_copies`."""
-    earlier = ExportManifest.objects.filter(kind=kind, filters=filters).exists()
+    earlier = ExportManifest.objects.filter(kind=kind, media_type=media_type, filters=filters).exists()
     return "REPRINT" if earlier else "ORIGINAL"
 
 
@@ -365,7 +366,7 @@ def document_export(*, kind: str, media_type: str, extension: str, filters: dict
     export_id, started_at = uuid.uuid4(), timezone.now()
     with transaction.atomic():
         lock_closer_copies(filters)
-        copy = closer_copy(kind=kind, filters=filters)
+        copy = closer_copy(kind=kind, media_type=media_type, filters=filters)
         content = build(export_id, copy)
         name = kind.replace("_", "-") + ("-REPRINT" if copy == "REPRINT" else "")
         manifest = export_manifest_record(

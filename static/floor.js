@@ -117,20 +117,40 @@
   // A supervisor acts on an alert from here with a table command: confirms a percentage
   // progressive award (`confirm_award`) or starts a new game the rotation window ended
   // (`start_game`). The command service accepts both from supervisors only, under their name.
+  function send(table, command, button) {
+    button.disabled = true;
+    fetch(`/api/tables/${table}/commands`, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify(command),
+    }).then((response) => response.json()).then((reply) => {
+      if (!reply.result || !reply.result.ok) { button.disabled = false; button.title = JSON.stringify(reply); }
+    });
+  }
   function commandButton(table, command, label, cls) {
-    return h("button", { class: `secondary ${cls}`, onclick: (e) => {
-      e.target.disabled = true;
-      fetch(`/api/tables/${table}/commands`, {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
-        body: JSON.stringify(command),
-      }).then((response) => response.json()).then((reply) => {
-        if (!reply.result || !reply.result.ok) { e.target.disabled = false; e.target.title = JSON.stringify(reply); }
-      });
-    } }, label);
+    return h("button", { class: `secondary ${cls}`, onclick: (e) => send(table, command, e.currentTarget) }, label);
+  }
+  // An award pays thousands from the fund: the button only opens a dialog with the seat,
+  // the hand, the cards and the amount; the command goes when the supervisor confirms there.
+  function awardButton(r, a) {
+    return h("button", { class: "secondary confirm-award", onclick: (e) => {
+      const button = e.currentTarget;
+      const f = a.award;
+      $("award-table").textContent = r.name;
+      $("award-seat").textContent = `Seat ${f.seat}${f.player ? ` · ${f.player}` : ""}`;
+      $("award-hand").textContent = f.hand;
+      $("award-cards").textContent = `${f.hole.join(" ")} · board ${f.board.join(" ")}`;
+      $("award-amount").textContent = `${money(f.amount)} from meter ${f.meter}`;
+      const dialog = $("award-dialog");
+      dialog.returnValue = "";
+      dialog.onclose = () => {
+        if (dialog.returnValue === "confirm") send(r.table, { type: "confirm_award", seat: a.seat }, button);
+      };
+      dialog.showModal();
+    } }, "Confirm…");
   }
   const ALERT_ACTIONS = {
-    award_unconfirmed: (r, a) => commandButton(r.table, { type: "confirm_award", seat: a.seat }, "Confirm", "confirm-award"),
+    award_unconfirmed: awardButton,
     game_ended: (r) => commandButton(r.table, { type: "start_game" }, "Start a new game", "start-game"),
   };
 

@@ -23,6 +23,7 @@ from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
 from rounds.engine.sidebets import awaiting_confirmation
 from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
+from rounds import labels
 from rounds.models import Round
 
 from . import presence
@@ -459,7 +460,9 @@ def _meter_alerts(game: TableGame, meter, preview: dict | None) -> list[dict]:
     alerts = []
     for award in unconfirmed_awards(game, preview):
         alerts.append({"kind": "award_unconfirmed", "seat": award["seat"],
-                       "text": f"Progressive award at seat {award['seat']} waits for a supervisor's confirmation"})
+                       "text": f"Progressive award at seat {award['seat']} waits for a supervisor's confirmation",
+                       # What the supervisor confirms, read before the one tap that pays it.
+                       "award": _award_facts(game, award)})
     if meter is None:
         return alerts
     seed = game.config.side_bets.progressive.seed
@@ -468,6 +471,21 @@ def _meter_alerts(game: TableGame, meter, preview: dict | None) -> list[dict]:
     if meter.owed:
         alerts.append({"kind": "award_owed", "text": f"Meter {meter.name}: {dollars(meter.owed)} of awards owed to players"})
     return alerts
+
+
+def _award_facts(game: TableGame, award: dict) -> dict:
+    """Seat, person, hand, cards and amount of a percentage award waiting for a supervisor."""
+    rnd = game.round
+    entry = rnd.seats.get(award["seat"])
+    return {
+        "seat": award["seat"],
+        "player": entry.player if entry else "",
+        "hand": labels.PROGRESSIVE.get(award["hand"], award["hand"]),
+        "hole": list(entry.hole or ()) if entry else [],
+        "board": [*rnd.community, *rnd.pending_community],
+        "amount": award["award"],
+        "meter": game.config.side_bets.progressive.meter,
+    }
 
 
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:

@@ -46,3 +46,36 @@ def side_bets_offered(side_bets):
             f"({meter['meter_share']}% to the meter, seed {dollars(meter['seed'])})"
         )
     return "; ".join(parts)
+
+
+def _words(key) -> str:
+    return str(key).replace("_", " ")
+
+
+def _value_text(value) -> str:
+    if isinstance(value, dict):
+        shown = [f"{_words(k)} {_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {})]
+        unset = [_words(k) for k, v in value.items() if v in (None, "", [], {})]
+        return ", ".join(shown + ([f"{' and '.join(unset)} not set"] if unset else [])) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value_text(v) for v in value) or "none"
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return str(value)
+
+
+@register.filter
+def filters_text(filters) -> str:
+    """An export's filters as a person reads them: {"day_from": "2026-03-02", "closes":
+    {"day": None, "swing": 3}} -> "day from 2026-03-02; closes: swing 3, day not set".
+    Empty filters are left out; no filter at all reads "none"."""
+    if not filters:
+        return "none"
+    parts = []
+    for key, value in filters.items():
+        if value in (None, "", [], {}):
+            continue
+        parts.append(f"{_words(key)}: {_value_text(value)}" if isinstance(value, dict) else f"{_words(key)} {_value_text(value)}")
+    return "; ".join(parts) or "none"

@@ -115,3 +115,19 @@ def test_the_round_pages_show_inputs_settlement_and_the_recomputation(ledger, of
 
 def test_an_unknown_manifest_is_not_found(officer_client):
     assert officer_client.get(f"/compliance/exports/{uuid.uuid4()}/manifest.json").status_code == 404
+
+
+def test_the_exports_list_shows_filters_as_words_not_code(officer_client):
+    from collections_fees.models import ExportManifest
+
+    now = timezone.now()
+    ExportManifest.objects.create(
+        id=uuid.uuid4(), kind="closer_summary", media_type="text/csv", filename="closer.csv",
+        filters={"gaming_day": "2026-03-02", "shift": None, "closes": {"day": None, "swing": 3, "grave": 4}},
+        columns=["a"], time_zone="America/Los_Angeles", rows=1, bytes=1, sha256="0" * 64,
+        requested_by="officer-olga", source="http", started_at=now, finished_at=now,
+    )
+    html = officer_client.get("/compliance/exports/").content.decode()
+    # (PostgreSQL's jsonb keeps keys in an order of its own.)
+    assert "closes: grave 4, swing 3, day not set" in html and "gaming day 2026-03-02" in html
+    assert "{'" not in html and "None" not in html and "closes=" not in html

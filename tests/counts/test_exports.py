@@ -110,6 +110,21 @@ def test_a_workbook_matches_its_manifest_and_says_which_copy_it_is(officer, clos
     assert copies == ["ORIGINAL", "REPRINT"]
 
 
+@pytest.mark.parametrize("name", ["count", "closer"])
+def test_a_csv_exported_first_leaves_the_first_workbook_the_original(officer, closed_day, name):
+    """ORIGINAL and REPRINT count per document and format (issue 22): the first XLSX of a
+    shift is the original even when its CSV was exported before."""
+    from openpyxl import load_workbook
+
+    csv_first = AsgiClient(officer).get(f"/compliance/{name}/{DAY}/export.csv", {"shift": "swing"})
+    assert csv_first.status == 200 and ExportManifest.objects.filter(pk=csv_first.headers["x-export-id"]).exists()
+    copies = []
+    for _ in range(2):
+        response = officer.get(f"/compliance/{name}/{DAY}/{name}.xlsx?shift=swing")
+        copies.append(list(load_workbook(io.BytesIO(response.content)).active.values)[0][1])
+    assert copies == ["ORIGINAL", "REPRINT"]
+
+
 def test_every_line_of_the_collection_export_names_its_drop_box(officer, closed_day):
     body = AsgiClient(officer).get("/compliance/collections/export.csv", {"from": DAY, "to": DAY}).body.decode()
     lines = list(csv.DictReader(io.StringIO(body)))

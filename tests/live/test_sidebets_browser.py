@@ -36,6 +36,8 @@ def tables(transactional_db, dealer):
 
 
 def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floor(daphne, tables, browsers):  # noqa: F811
+    from tables.models import TableEvent
+
     betting, royal = tables
     ARTIFACTS.mkdir(exist_ok=True)
     floor = log_in(browsers(), daphne.url, "/floor/")
@@ -68,8 +70,25 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     expect(tablet.locator("#next")).to_contain_text("Supervisor confirms seat 2")
     expect(tablet.locator("#next button:has-text('Settle')")).to_have_count(0)
     tablet.screenshot(path=ARTIFACTS / "tablet-award.png", full_page=True)
-    floor.locator(f"#alert-list li.award_unconfirmed[data-table='{royal.pk}'] button.confirm-award").click()
+    # One click only opens what the award pays (issue 22): cancel sends nothing, confirm pays.
+    confirm = floor.locator(f"#alert-list li.award_unconfirmed[data-table='{royal.pk}'] button.confirm-award")
+    confirm.click()
+    dialog = floor.locator("#award-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("#award-seat")).to_have_text("Seat 2 · P-2")
+    expect(dialog.locator("#award-hand")).to_have_text("royal flush in the first five cards")
+    expect(dialog.locator("#award-cards")).to_have_text("As Ks · board Qs Js Ts 2c 3d")
+    expect(dialog.locator("#award-amount")).to_have_text("$10,000.80 from meter UTH-PROG-1")
+    floor.screenshot(path=ARTIFACTS / "floor-award-confirm.png")
+    dialog.locator("#award-cancel").click()
+    expect(dialog).to_be_hidden()
+    floor.wait_for_timeout(500)
+    expect(row.locator(".alert.award_unconfirmed")).to_have_count(1)
+    assert not TableEvent.objects.filter(table=royal, command_type="confirm_award").exists()
+    confirm.click()
+    dialog.locator("#award-confirm").click()
     expect(row.locator(".alert.award_unconfirmed")).to_have_count(0)
+    assert TableEvent.objects.get(table=royal, command_type="confirm_award").actor == "dealer"
     tablet.click("#next button:has-text('Settle')")
     overlay = tablet.locator("#settlement")
     expect(overlay.locator(".progressive")).to_contain_text("royal flush in the first five cards")

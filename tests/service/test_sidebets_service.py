@@ -115,6 +115,11 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
     assert step["step"] == "confirm_award" and [a["seat"] for a in step["awards"]] == [2]
     (row,) = floor_rows([table.pk])
     assert [a["seat"] for a in row["alerts"] if a["kind"] == "award_unconfirmed"] == [2]
+    # What the supervisor reads before confirming (issue 22): seat, person, hand, cards, amount.
+    (facts,) = [a["award"] for a in row["alerts"] if a["kind"] == "award_unconfirmed"]
+    assert facts == {"seat": 2, "player": "P-2", "hand": "royal flush in the first five cards",
+                     "hole": ["As", "Ks"], "board": ["Qs", "Js", "Ts", "2c", "3d"], "amount": 1000080,
+                     "meter": "UTH-PROG-1"}
     assert row["meter"] == {"name": "UTH-PROG-1", "meter": 1000080, "reserve": 600020}
     # The table's own dealer (assigned: may drive it) cannot confirm, even naming a supervisor.
     dealer, sam = person("dan", "dealer"), person("sam", "supervisor")
