@@ -23,7 +23,7 @@ from cardroom.access import Actor
 from collections_fees import counts
 from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
-from tests.db_access import app_role_database_url
+from tests.db_access import app_role_database_url, as_owner
 from tests.plugins.services import _free_port
 
 from .conftest import make_table, run, wait_until_serving
@@ -268,7 +268,7 @@ def test_a_tap_the_server_fails_on_is_kept_shown_and_retried_until_it_is_applied
     tablet = log_in(browsers(), daphne.url, f"/tables/{table.pk}/tablet/")
     expect(tablet.locator("#status")).to_have_text("Live")
     table.refresh_from_db()
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:  # only the owner may add a trigger
         cursor.execute(FAIL_EVENT_INSERTS)  # a real database fault, on every process's writes
     try:
         tablet.fill("input[name=bank]", "1000")
@@ -280,7 +280,7 @@ def test_a_tap_the_server_fails_on_is_kept_shown_and_retried_until_it_is_applied
         row = next(r for r in floor_rows([table.pk]))
         assert [a["kind"] for a in row["alerts"]].count("commands_failing") == 1, row["alerts"]
     finally:
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute(HEAL_EVENT_INSERTS)
     expect(tablet.locator("#message")).to_be_hidden(timeout=40000)
     expect(tablet.locator("#status")).to_have_text("Live")

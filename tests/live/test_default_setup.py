@@ -105,11 +105,12 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
             tablet = log_in(dealer, url, "dealer", "dealer-demo", "/tables/1/tablet/")
             expect(tablet.locator("#status")).to_have_text("Live")
 
-            # Demo UTH-1: seat 1 banks; seats 2 and 3 wager, seat 3 with Trips.
+            # Demo UTH-1 as the seeded past shift left it: seat 2 banks; seats 1 and 3
+            # wager, seat 3 with Trips.
             tablet.fill("input[name=bank]", "1000")
             tablet.click("button:has-text('Open round')")
-            tablet.locator(".seat[data-seat='2'] button:has-text('Bet')").click()
-            expect(tablet.locator(".seat[data-seat='2'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
+            tablet.locator(".seat[data-seat='1'] button:has-text('Bet')").click()
+            expect(tablet.locator(".seat[data-seat='1'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
             seat3 = tablet.locator(".seat[data-seat='3']")
             seat3.locator("input[name=trips]").fill("5")
             seat3.locator("button:has-text('Bet')").click()
@@ -117,13 +118,13 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
             tablet.click("button:has-text('No more bets')")
             tablet.click("button:has-text('Shuffle and deal')")  # the server shuffles
 
-            for seat in (2, 3):  # pre-flop and flop: both check
+            for seat in (1, 3):  # pre-flop and flop: both check
                 tablet.click(f".seat[data-seat='{seat}'] button.decision.check")
             tablet.click("#next button:has-text('Flop')")
-            for seat in (2, 3):
+            for seat in (1, 3):
                 tablet.click(f".seat[data-seat='{seat}'] button.decision.check")
             tablet.click("#next button:has-text('Turn and river')")
-            tablet.click(".seat[data-seat='2'] button.decision.play")
+            tablet.click(".seat[data-seat='1'] button.decision.play")
             tablet.click(".seat[data-seat='3'] button.decision.fold")
             tablet.click("#next button:has-text('Showdown')")
             expect(tablet.locator("#preview")).to_contain_text("Settlement preview")
