@@ -204,7 +204,7 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor | str, reason) -
     with transaction.atomic():
         table = lock_table(table_id)
         if open and table.retired:
-            raise CommandError("table_retired", f"{table.name} is retired: it does not open again")
+            raise CommandError("wrong_state", f"{table.name} is retired: it does not open again")
         if not open and table.state.get("round") is not None:
             raise CommandError("wrong_state", "finish or void the round before closing the table")
         if open and not table.config_approved:
@@ -229,7 +229,7 @@ def table_retire(*, table_id: int, actor: Actor | str, reason) -> Table:
     with transaction.atomic():
         table = lock_table(table_id)
         if table.retired:
-            raise CommandError("table_retired", f"{table.name} is already retired")
+            raise CommandError("wrong_state", f"{table.name} is already retired")
         if table.state.get("round") is not None:
             raise CommandError("wrong_state", "finish or void the round before retiring the table")
         table.is_open = False
