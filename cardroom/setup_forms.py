@@ -19,7 +19,6 @@ from rounds.engine.paytables import STANDARD_BLIND, STANDARD_TRIPS, paytable_fro
 from rounds.engine.policy import DEFAULT_NOTICE
 from rounds.engine.sidebets import BAD_BEAT_TABLES, PAIRS_TABLES, PROGRESSIVE_TABLES
 from rounds.engine.table import MAX_SEATS, MIN_SEATS
-
 from tables.setup import WORDS
 
 

@@ -17,7 +17,13 @@ from rounds.engine.errors import CommandError
 from tables.approvals import approval_request
 from tables.models import Approval, Table, TableStatusChange
 from tables.services import table_create, table_retire
-from tables.setup import SAMPLE_ANTES, asked_config, config_changes, fee_preview, request_changes
+from tables.setup import (
+    SAMPLE_ANTES,
+    asked_config,
+    config_changes,
+    fee_preview,
+    request_changes,
+)
 
 
 def _refused(err: CommandError) -> str:

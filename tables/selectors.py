@@ -22,7 +22,15 @@ from collections_fees.templatetags.compliance import dollars
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
 from rounds.engine.sidebets import awaiting_confirmation
-from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
+from rounds.engine.table import (
+    PLAY_MULTIPLES,
+    REVEALS,
+    STREET_ACTIONS,
+    STREETS,
+    TableConfig,
+    TableGame,
+    play_amount,
+)
 from rounds.models import Round
 
 from . import presence

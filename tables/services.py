@@ -20,7 +20,6 @@ from django.utils import timezone
 from cardroom import hashchain, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
-
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
@@ -30,8 +29,20 @@ from rounds.engine.table import TableGame, checked_text
 from rounds.models import Round
 
 from . import checkpoints, events, presence, recording
-from .events import floor_row_changed_on_commit, meter_tables_changed_on_commit, publish_on_commit
-from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent, TableStatusChange
+from .events import (
+    floor_row_changed_on_commit,
+    meter_tables_changed_on_commit,
+    publish_on_commit,
+)
+from .models import (
+    Approval,
+    RejectedCommand,
+    RoundCorrection,
+    Table,
+    TableConfig,
+    TableEvent,
+    TableStatusChange,
+)
 from .selectors import table_snapshot
 from .visibility import TABLET
 

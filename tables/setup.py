@@ -185,17 +185,19 @@ def fee_preview(fee_schedule: dict | None, antes, seats: int) -> list[dict]:
     the engine assesses a round at "no more bets": the player's fee, and the player-
     dealer's with one player and with every other seat taken at that Ante."""
     schedule = fee_schedule_from_config(fee_schedule)
+
+    def collected(ante: int, players: int) -> dict[str, int]:
+        wagers = [PlayerWager(seat, f"P-{seat}", ante, ante, 0) for seat in range(2, 2 + players)]
+        lines = assess_fees(schedule, pd_seat=1, pd_player="PD", wagers=wagers)
+        return {
+            "player": next((line.amount for line in lines if line.payer == "player"), 0),
+            "player_dealer": sum(line.amount for line in lines if line.payer == "player_dealer"),
+        }
+
+    full_table = max(1, seats - 1)  # every seat but the player-dealer's
     rows = []
     for ante in antes:
-        def collected(players: int) -> dict[str, int]:
-            wagers = [PlayerWager(seat, f"P-{seat}", ante, ante, 0) for seat in range(2, 2 + players)]
-            lines = assess_fees(schedule, pd_seat=1, pd_player="PD", wagers=wagers)
-            return {
-                "player": next((line.amount for line in lines if line.payer == "player"), 0),
-                "player_dealer": sum(line.amount for line in lines if line.payer == "player_dealer"),
-            }
-
-        one, full = collected(1), collected(max(1, seats - 1))
-        rows.append({"ante": ante, "player": one["player"], "pd_one": one["player_dealer"], "pd_full": full["player_dealer"],
-                     "full_players": max(1, seats - 1)})
+        one, full = collected(ante, 1), collected(ante, full_table)
+        rows.append({"ante": ante, "player": one["player"], "pd_one": one["player_dealer"],
+                     "pd_full": full["player_dealer"], "full_players": full_table})
     return rows

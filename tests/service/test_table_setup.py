@@ -16,7 +16,6 @@ from tables.models import Approval, Table, TableStatusChange
 from tables.selectors import floor_rows
 from tables.services import table_configure, table_open_close, table_retire
 from tables.setup import config_changes
-
 from tests.db_access import as_owner
 from tests.engine.helpers import seated_with_pd
 
