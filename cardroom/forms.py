@@ -11,7 +11,7 @@ class AssignmentForm(forms.Form):
     """A dealer to a table for one shift of one gaming day (the current ones when left out)."""
 
     dealer = forms.ModelChoiceField(queryset=get_user_model().objects.filter(groups__name="dealer"))
-    table = forms.ModelChoiceField(queryset=Table.objects.all())
+    table = forms.ModelChoiceField(queryset=Table.objects.filter(retired=False))  # a retired table takes no dealer
     gaming_day = forms.DateField(required=False)
     shift = forms.ChoiceField(required=False)
 

@@ -1,11 +1,15 @@
 from django.urls import path
 
-from . import staff_views
+from . import setup_views, staff_views
 
 urlpatterns = [
     path("staff/approvals/", staff_views.approval_queue, name="approval-queue"),
     path("staff/assignments/", staff_views.assignments, name="assignments"),
     path("staff/audit/", staff_views.audit_trail, name="audit-trail"),
+    path("staff/tables/", setup_views.table_list, name="table-list"),
+    path("staff/tables/<int:table_id>/", setup_views.table_setup, name="table-setup"),
+    path("staff/tables/<int:table_id>/retire", setup_views.table_retirement, name="table-retire"),
+    path("staff/tables/<int:table_id>/<slug:section>/", setup_views.table_setup, name="table-setup-section"),
     path("api/tables/<int:table_id>/approvals", staff_views.approval_create, name="approval-create"),
     path("api/tables/<int:table_id>/commands/confirmed-here", staff_views.command_confirmed_here, name="command-confirmed-here"),
     path("api/tables/<int:table_id>/alerts/acknowledge", staff_views.alert_acknowledgement, name="alert-acknowledge"),

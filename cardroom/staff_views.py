@@ -26,6 +26,7 @@ from tables.approvals import (
     tablet_login,
 )
 from tables.alerts import alert_acknowledge
+from tables.setup import request_changes
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
 from tables.views import COMMAND_STATUS
@@ -146,6 +147,9 @@ def approval_queue(request):
     )
     for approval in pending:
         approval.status = approval_status(approval)
+        if approval.kind == "config":
+            # The same comparison the requester saw, against the version in force now.
+            approval.changes = request_changes(approval)
     decided = Approval.objects.filter(decision__isnull=False).select_related(
         "table", "requested_by", "decision__decided_by"
     ).order_by("-decision__decided_at")[:50]
@@ -179,7 +183,7 @@ def assignments(request):
     return render(
         request,
         "staff/assignments.html",
-        {"current": current, "dealers": dealers, "tables": Table.objects.order_by("name"), "day": day, "shift": shift,
+        {"current": current, "dealers": dealers, "tables": Table.objects.filter(retired=False).order_by("name"), "day": day, "shift": shift,
          "shifts": [name for name, _ in cal.shifts]},
     )
 
@@ -236,12 +240,15 @@ def alert_acknowledgement(request, table_id: int):
 @api_for("supervisor")
 @require_POST
 def table_status(request, table_id: int):
-    """Open or close a table: `{"open": true|false}`."""
+    """Open or close a table, saying why: `{"open": true|false, "reason": "..."}` (the
+    floor tile's buttons send it)."""
 
     def open_close(body):
         if type(body.get("open")) is not bool:
             raise CommandError("invalid_command", "open is true or false")
-        table = table_open_close(table_id=table_id, open=body["open"], actor=Actor.from_request(request))
+        table = table_open_close(
+            table_id=table_id, open=body["open"], actor=Actor.from_request(request), reason=body.get("reason")
+        )
         return JsonResponse({"ok": True, "open": table.is_open})
 
     return _json_call(request, open_close, status=409, statuses={"invalid_command": 400})

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 urlpatterns = [
     path("", include("tables.urls")),
@@ -16,6 +18,9 @@ urlpatterns = [
     path("compliance/", include("collections_fees.urls")),
     path("", include("cardroom.staff_urls")),
     path("admin/", admin.site.urls),
+    # Pages link the icon (templates/base.html); a browser asks this address of the others
+    # (the admin's, a JSON answer opened in a tab).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
 ]
 
 # Error pages with the site's navigation (templates/403.html, 404.html, 500.html); Django's

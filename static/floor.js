@@ -24,6 +24,15 @@
   function take(row) {
     const had = rows.get(row.table);
     if (had && row.seq < had.seq) return;
+    if (row.retired) { // retired meanwhile: it leaves the floor (its records stay)
+      rows.delete(row.table);
+      const tile = tiles.get(row.table);
+      if (tile) tile.remove();
+      tiles.delete(row.table);
+      dirty.delete(row.table);
+      if (frame === null) frame = requestAnimationFrame(draw);
+      return;
+    }
     rows.set(row.table, row);
     dirty.add(row.table);
     if (frame === null) frame = requestAnimationFrame(draw);
@@ -44,6 +53,8 @@
     h("div", { class: "street" }, r.round ? `#${r.round} ${street(r.street)}` : street(r.street)),
     h("div", { class: "pd" }, pd, r.tppp ? h("span", { class: "badge tppp" }, ` TPPP seat ${r.tppp.seat} · ${r.tppp.badge}`) : null),
     windowFact(r),
+    statusLine(r),
+    tileControls(r),
     h("div", { class: "facts" },
       fact("bank-left", "Bank left", money(r.bank_left)), fact("seated", "Seated", `${r.seated} / ${r.seats}`),
       fact("rph", "Rounds/h", r.rounds_per_hour), fact("fees", "Fees today", money(r.fees_today)),
@@ -51,6 +62,41 @@
       r.meter ? h("div", { class: "fact meter", "data-meter": r.meter.name }, h("span", { class: "label" }, r.meter.name), h("span", { class: "value" }, money(r.meter.meter))) : null),
     h("div", { class: "alerts" },
       ...r.alerts.map((a) => h("span", { class: `alert ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-kind": a.kind }, a.text))));
+  }
+
+  // Who last opened or closed the table, when, and why (tables.models.TableStatusChange).
+  function statusLine(r) {
+    const c = r.status_change;
+    if (!c) return null;
+    return h("div", { class: "status-change muted", "data-action": c.action },
+      `${c.action[0].toUpperCase()}${c.action.slice(1)} by ${c.by} at ${laTime(c.at)}: ${c.reason}`);
+  }
+
+  // Open or close the table from its tile, with a reason (asked in a dialog, so a row
+  // redrawn meanwhile loses nothing). The row that follows shows the change.
+  function tileControls(r) {
+    const open = !r.open;
+    const label = open ? "Open…" : "Close…";
+    return h("div", { class: "tile-controls", onclick: (e) => { e.preventDefault(); e.stopPropagation(); } },
+      h("button", { type: "button", class: `quiet ${open ? "open-table" : "close-table"}`, onclick: (e) => {
+        e.preventDefault();
+        const reason = window.prompt(`Why ${open ? "open" : "close"} ${r.name}?`);
+        if (reason === null || !reason.trim()) return;
+        const button = e.currentTarget;
+        button.disabled = true;
+        fetch(`/api/tables/${r.table}/open`, {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+          body: JSON.stringify({ open, reason }),
+        }).then((response) => response.json()).then((answer) => {
+          button.disabled = false;
+          if (!answer.ok) button.title = answer.error.message;
+          const shown = tiles.get(r.table);
+          const note = shown && shown.querySelector(".tile-refusal");
+          if (note) note.textContent = answer.ok ? "" : `${answer.error.code}: ${answer.error.message}`;
+        }).catch(() => { button.disabled = false; });
+      } }, label),
+      h("span", { class: "tile-refusal error" }));
   }
 
   // --- sorting and filtering (the screen's own choice, kept in the address) ------------
@@ -101,13 +147,43 @@
         : h("button", { class: "quiet", onclick: (e) => acknowledge(r, a, e.currentTarget) }, "Acknowledge"));
   }
 
+  // Alerts of one kind at several tables are one line: the kind, then each table with
+  // its own detail and action, and one button that acknowledges them all.
+  const KIND_TITLE = {
+    tablet_disconnected: "Tablet disconnected", commands_failing: "Tablet commands failing", idle: "Idle",
+    bank_exhausted: "Bank exhausted", stopped: "Game stopped", offer_pending: "Bank offered", void: "Voids today",
+    approval_pending: "Approvals waiting", approval_expired: "Expired requests", award_unconfirmed: "Progressive award to confirm",
+    meter_below_seed: "Meter below its seed", award_owed: "Awards owed", game_ended: "Game ended by the rotation window",
+    window_warning: "Rotation window closing",
+  };
+  function alertGroup(kind, group) {
+    const open = group.filter(([, a]) => !a.ack);
+    const title = KIND_TITLE[kind] || kind.replace(/_/g, " ");
+    const all = (e) => { e.currentTarget.disabled = true; for (const [r, a] of open) acknowledge(r, a, e.currentTarget); };
+    return h("li", { class: `alert-item alert-group ${kind} ${open.length ? "" : "acknowledged"}`, "data-kind": kind, "data-count": group.length },
+      h("strong", {}, `${title} · ${group.length} tables`),
+      h("ul", { class: "group-tables" }, ...group.map(([r, a]) => h("li", { "data-table": r.table, class: a.ack ? "acknowledged" : "" },
+        h("a", { class: "table-name", href: `/tables/${r.table}/` }, r.name),
+        a.text === title ? null : h("span", { class: "muted" }, ` ${a.text}`), " ",
+        ALERT_ACTIONS[a.kind] ? ALERT_ACTIONS[a.kind](r, a) : null,
+        a.ack ? h("span", { class: "muted ack" }, ` seen by ${a.ack.by} at ${laTime(a.ack.at)}`) : null))),
+      open.length ? h("button", { class: "quiet acknowledge-all", onclick: all }, `Acknowledge ${open.length}`) : null);
+  }
+
   function drawAlerts(all) {
     const items = [];
     for (const r of all) for (const a of r.alerts) items.push([r, a]);
-    items.sort(([, a], [, b]) => Boolean(a.ack) - Boolean(b.ack));
     const open = items.filter(([, a]) => !a.ack).length;
     $("alert-count").textContent = `${open} to see${items.length > open ? `, ${items.length - open} seen` : ""}`;
-    $("alert-list").replaceChildren(...(items.length ? items.map(([r, a]) => alertItem(r, a)) : [h("li", { class: "muted" }, "No alert.")]));
+    const kinds = new Map();
+    for (const item of items) {
+      if (!kinds.has(item[1].kind)) kinds.set(item[1].kind, []);
+      kinds.get(item[1].kind).push(item);
+    }
+    // The kinds with something to see first; a group is seen when all of it is.
+    const groups = [...kinds.entries()].sort(([, a], [, b]) => !a.some(([, x]) => !x.ack) - !b.some(([, x]) => !x.ack));
+    const lines = groups.map(([kind, group]) => (group.length === 1 ? alertItem(...group[0]) : alertGroup(kind, group)));
+    $("alert-list").replaceChildren(...(lines.length ? lines : [h("li", { class: "muted" }, "No alert.")]));
     const waiting = all.reduce((n, r) => n + r.alerts.filter((a) => a.kind.startsWith("approval_")).reduce((m, a) => m + a.count, 0), 0);
     const banner = $("approvals-banner");
     banner.hidden = waiting === 0;

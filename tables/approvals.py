@@ -22,7 +22,7 @@ from rounds.models import Round
 
 from .events import floor_row_changed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table, void_request_expired
-from .services import CommandOutcome, command_execute, lock_table, round_correct, table_configure
+from .services import CommandOutcome, command_execute, lock_table, merged_config, round_correct, table_configure
 
 VIA = ("device", "tablet")
 # What each kind of request carries (anything else is refused, not stored).
@@ -170,7 +170,8 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
         raise CommandError("invalid_command", "a configuration change carries the new configuration")
     # Checked now, as it will be when approved: a configuration that could never be
     # carried out (an unknown key, a bad value) is not stored for a supervisor to see.
-    EngineConfig.from_config({**payload["config"], "seats": table.seats})
+    # The change is merged over the configuration in force, as table_configure will.
+    EngineConfig.from_config(merged_config(table.state["config"], payload["config"]))
     return None
 
 

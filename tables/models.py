@@ -26,6 +26,9 @@ class Table(models.Model):
     # approved by a second supervisor: a table a person created stays closed, and cannot
     # open, until its first configuration is approved (tables/services.py).
     config_approved = models.BooleanField(default=True)
+    # A retired table keeps every record (its rows are never deleted: every ledger points
+    # at it) but cannot open and is not on the floor. Its history is TableStatusChange.
+    retired = models.BooleanField(default=False)
     # The rules engine's state (rounds.engine.table.TableGame.to_dict), kept with the row
     # that every command locks, so loading it costs no extra query.
     state = models.JSONField()
@@ -338,3 +341,23 @@ class AlertAcknowledgement(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["table", "acknowledged_at"], name="alert_ack_table_at")]
+
+
+class TableStatusChange(models.Model):
+    """A supervisor opened, closed or retired a table, and why: the floor shows the last
+    one on the table's tile (who and when). Append-only (a database trigger refuses
+    UPDATE and DELETE): the table row's `is_open` and `retired` say how it stands, these
+    rows say who put it so."""
+
+    ACTIONS = [("opened", "opened"), ("closed", "closed"), ("retired", "retired")]
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="status_changes")
+    action = models.CharField(max_length=8, choices=ACTIONS)
+    reason = models.CharField(max_length=500)
+    by = models.CharField(max_length=150, help_text="the person's username (or a system process's name)")
+    by_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["table", "-at", "-id"]
+        indexes = [models.Index(fields=["table", "at"], name="table_status_change_at")]

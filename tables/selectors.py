@@ -22,12 +22,28 @@ from collections_fees.templatetags.compliance import dollars
 from rounds.engine.dealing import cards_needed
 from rounds.engine.errors import CommandError
 from rounds.engine.sidebets import awaiting_confirmation
-from rounds.engine.table import PLAY_MULTIPLES, REVEALS, STREET_ACTIONS, STREETS, TableConfig, TableGame, play_amount
+from rounds.engine.table import (
+    PLAY_MULTIPLES,
+    REVEALS,
+    STREET_ACTIONS,
+    STREETS,
+    TableConfig,
+    TableGame,
+    play_amount,
+)
 from rounds import labels
 from rounds.models import Round
 
 from . import presence
-from .models import AlertAcknowledgement, Approval, Table, TableEvent, void_request_expired
+from .models import (
+    AlertAcknowledgement,
+    Approval,
+    DealerAssignment,
+    Table,
+    TableEvent,
+    TableStatusChange,
+    void_request_expired,
+)
 from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
@@ -358,9 +374,12 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
     day_start, _ = calendar().day_bounds(today)
     closed = Round.objects.filter(table=OuterRef("pk")).exclude(status="in_progress").order_by("-number")
     last_event = TableEvent.objects.filter(table=OuterRef("pk"), seq=OuterRef("version"))
-    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state", "is_open", "boxes_placed")
+    tables = Table.objects.order_by("name", "pk").only("pk", "name", "version", "state", "is_open", "boxes_placed", "retired")
     if table_ids is not None:
+        # A table retired meanwhile is still answered for (`retired`): the screens drop it.
         tables = tables.filter(pk__in=table_ids)
+    else:
+        tables = tables.filter(retired=False)  # a retired table is not on the floor
     tables = list(
         tables.annotate(
             last_command=Subquery(last_event.values("command_type")[:1]),
@@ -390,6 +409,20 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         )
     }
     tablets = presence.tablets_connected(ids)
+    # A tablet is missed only where a dealer is assigned now (the assignments can_drive reads).
+    staffed = set(
+        DealerAssignment.objects.filter(
+            table_id__in=ids, gaming_day=today, shift=calendar().shift(now), ended_at__isnull=True
+        ).values_list("table_id", flat=True)
+    )
+    # The last time a supervisor opened, closed or retired each table: who, when, why.
+    status = {
+        change["table_id"]: {"action": change["action"], "by": change["by"], "at": change["at"].isoformat(),
+                             "reason": change["reason"]}
+        for change in TableStatusChange.objects.filter(table_id__in=ids)
+        .order_by("table_id", "-at", "-id").distinct("table_id")
+        .values("table_id", "action", "by", "at", "reason")
+    }
     failing = presence.commands_failing(ids)
     acks = {}
     for ack in AlertAcknowledgement.objects.filter(table_id__in=ids, acknowledged_at__gte=day_start).values(
@@ -408,10 +441,13 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
             meters.get(_meter_name(t.state)),
-            boxes[t.pk],
+            boxes[t.pk], t.pk in staffed,
         )
         for t in tables
     ]
+    for row, t in zip(rows, tables):
+        row["status_change"] = status.get(t.pk)
+        row["retired"] = t.retired
     for row in rows:
         for alert in row["alerts"]:
             alert["ack"] = acks.get((row["table"], alert["kind"], alert["ref"]))
@@ -502,7 +538,9 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     return alerts
 
 
-def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None) -> dict:
+def _floor_row(
+    table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None, staffed=True
+) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
     game = TableGame.from_dict(table.state)
@@ -519,8 +557,9 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot.offer_seat}"})
     if rounds.get("voids_today"):
         alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
-    # A missing tablet matters where a game is on: an open table with players or a round.
-    if is_open and not tablets and (game.occupants or rnd):
+    # A missing tablet matters where a game is on (an open table with players or a round)
+    # and a dealer is assigned now: at a table nobody is to drive, no tablet is expected.
+    if is_open and staffed and not tablets and (game.occupants or rnd):
         alerts.append({"kind": "tablet_disconnected", "text": "Tablet disconnected"})
     if failing:
         alerts.append(

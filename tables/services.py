@@ -20,23 +20,37 @@ from django.utils import timezone
 from cardroom import hashchain, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
-
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
 from rounds.engine.records import JackpotMoved, RoundSettled, RoundVoided
 from rounds.engine.table import TableConfig as EngineConfig
-from rounds.engine.table import TableGame
+from rounds.engine.table import TableGame, checked_text
 from rounds.models import Round
 
 from . import checkpoints, events, presence, recording
-from .events import floor_row_changed_on_commit, meter_tables_changed_on_commit, publish_on_commit
-from .models import Approval, RejectedCommand, RoundCorrection, Table, TableConfig, TableEvent
+from .events import (
+    floor_row_changed_on_commit,
+    meter_tables_changed_on_commit,
+    publish_on_commit,
+)
+from .models import (
+    Approval,
+    RejectedCommand,
+    RoundCorrection,
+    Table,
+    TableConfig,
+    TableEvent,
+    TableStatusChange,
+)
 from .selectors import table_snapshot
 from .visibility import TABLET
 
 MAX_COMMAND_ID_LENGTH = 100
 MAX_MESSAGE_LENGTH = 500
+# The reason of the request table_create files for a person's new table (the queue
+# compares it against nothing: no configuration is in force before it).
+FIRST_CONFIG_REASON = "a new table's first configuration"
 
 
 @dataclass(frozen=True)
@@ -99,7 +113,7 @@ def table_create(
             Approval.objects.create(
                 table=table,
                 kind="config",
-                payload={"reason": "a new table's first configuration", "config": engine_config.to_config()},
+                payload={"reason": FIRST_CONFIG_REASON, "config": engine_config.to_config()},
                 requested_by_id=actor.user_id,
                 requested_role=actor.role,
                 requested_session=actor.session[:64],
@@ -128,7 +142,8 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
             raise CommandError("wrong_state", "the configuration changes between rounds")
         if not isinstance(config, dict):
             raise CommandError("invalid_command", "the table configuration must be an object")
-        engine_config = EngineConfig.from_config({**game.config.to_config(), **config, "seats": table.seats})
+        engine_config = EngineConfig.from_config(merged_config(game.config.to_config(), config))
+        _check_seats(game, engine_config.seats)
         # After the configuration is checked, so that a bad one is named as such.
         if not approved and not actor.is_system:
             raise CommandError(
@@ -136,10 +151,11 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
             )
         if approved:
             table.config_approved = True
+        table.seats = engine_config.seats
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
         table.state = game.with_config(engine_config).to_dict()
-        table.save(update_fields=["state", "config", "config_approved"])
+        table.save(update_fields=["state", "config", "config_approved", "seats"])
         floor_row_changed_on_commit(table.pk)
         audit_record(
             actor=actor,
@@ -149,6 +165,19 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
             detail={"config": engine_config.to_config()},
         )
         return version
+
+
+def merged_config(in_force: dict, change: dict) -> dict:
+    """The configuration a change asks for: the keys it names replace the ones in force,
+    every other key stays (`None` for a key: back to its default)."""
+    return {**in_force, **change}
+
+
+def _check_seats(game: TableGame, seats: int) -> None:
+    """Fewer seats only where nobody sits in the seats taken away."""
+    taken = sorted(n for n in game.occupants if n > seats)
+    if taken:
+        raise CommandError("wrong_state", f"seat(s) {taken} are occupied: they must be empty before the table has {seats} seats")
 
 
 def round_correct(*, approval: Approval) -> RoundCorrection:
@@ -176,12 +205,17 @@ def round_correct(*, approval: Approval) -> RoundCorrection:
         )
 
 
-def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
-    """A supervisor opens or closes a table; a table closes only between rounds."""
+def table_open_close(*, table_id: int, open: bool, actor: Actor | str, reason) -> Table:
+    """A supervisor opens or closes a table, saying why; a table closes only between
+    rounds. The floor shows who did it and when (TableStatusChange, with the audit)."""
+    actor = _as_actor(actor)
     if actor.role not in ("supervisor", SYSTEM):
         raise CommandError("not_authorized", "only a supervisor opens and closes tables")
+    reason = checked_text("reason", reason)
     with transaction.atomic():
         table = lock_table(table_id)
+        if open and table.retired:
+            raise CommandError("wrong_state", f"{table.name} is retired: it does not open again")
         if not open and table.state.get("round") is not None:
             raise CommandError("wrong_state", "finish or void the round before closing the table")
         if open and not table.config_approved:
@@ -190,11 +224,41 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor) -> Table:
             )
         table.is_open = open
         table.save(update_fields=["is_open"])
-        floor_row_changed_on_commit(table.pk)
-        audit_record(
-            actor=actor, action="configuration", table_id=table.pk, summary=f"{table.name} {'opened' if open else 'closed'}"
-        )
+        action = "opened" if open else "closed"
+        _status_change(table, action, reason, actor)
         return table
+
+
+def table_retire(*, table_id: int, actor: Actor | str, reason) -> Table:
+    """A supervisor retires a table: closed for good and off the floor, every record kept
+    (nothing is deleted; the compliance pages read its rounds, fees and events as before).
+    Between rounds only; it closes the table if it was open."""
+    actor = _as_actor(actor)
+    if actor.role not in ("supervisor", SYSTEM):
+        raise CommandError("not_authorized", "only a supervisor retires a table")
+    reason = checked_text("reason", reason)
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.retired:
+            raise CommandError("wrong_state", f"{table.name} is already retired")
+        if table.state.get("round") is not None:
+            raise CommandError("wrong_state", "finish or void the round before retiring the table")
+        table.is_open = False
+        table.retired = True
+        table.save(update_fields=["is_open", "retired"])
+        _status_change(table, "retired", reason, actor)
+        return table
+
+
+def _status_change(table: Table, action: str, reason: str, actor: Actor) -> None:
+    TableStatusChange.objects.create(
+        table=table, action=action, reason=reason, by=actor.name, by_user_id=actor.user_id, at=timezone.now()
+    )
+    floor_row_changed_on_commit(table.pk)
+    audit_record(
+        actor=actor, action="configuration", table_id=table.pk, summary=f"{table.name} {action}: {reason}"[:200],
+        detail={"status": action, "reason": reason},
+    )
 
 
 def _fee_schedule_version(*, table: Table, engine_config: EngineConfig, created_by: str, now) -> FeeSchedule | None:

@@ -56,6 +56,12 @@ MATRIX = {
     "staff/approvals/": ("get", SUPERVISOR_ONLY),
     "staff/assignments/": ("get", SUPERVISOR_ONLY),
     "staff/audit/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, FORBIDDEN)),
+    # Table setup: supervisors only (a change still waits for a second one in the queue).
+    "staff/tables/": ("get", SUPERVISOR_ONLY),
+    "staff/tables/<int:table_id>/": ("get", SUPERVISOR_ONLY),
+    "staff/tables/<int:table_id>/<slug:section>/": ("post", SUPERVISOR_ONLY),
+    "staff/tables/<int:table_id>/retire": ("post", SUPERVISOR_ONLY),
+    "favicon.ico": ("get", EVERYONE),
     "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     # No such approval here (404, "ok"): another table's dealer is refused an existing one
     # (tests/service/test_approvals_travel.py).
@@ -157,6 +163,7 @@ def _url(route: str, world) -> str:
         .replace("<int:round_id>", "999999")
         .replace("<str:gaming_day>", "2026-01-05")
         .replace("<str:shift>", "day")
+        .replace("<slug:section>", "seats")
         .replace("<uuid:export_id>", str(uuid.uuid4()))
     )
 
@@ -168,7 +175,7 @@ BODIES = {
     "api/tables/<int:table_id>/commands/confirmed-here": {
         "command": {"type": "confirm_award", "seat": 2}, "approver": {"username": "nobody", "password": "x"}
     },
-    "api/tables/<int:table_id>/open": {"open": True},
+    "api/tables/<int:table_id>/open": {"open": True, "reason": "game on"},
     "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
 }
@@ -309,19 +316,19 @@ def test_a_supervisor_closes_a_table_between_rounds_and_a_closed_table_takes_no_
     supervisor.force_login(world["people"]["supervisor"])
     table = world["table"]
     url = f"/api/tables/{table.pk}/open"
-    assert supervisor.post(url, '{"open": false}', content_type="application/json").status_code == 409  # mid-round
+    assert supervisor.post(url, '{"open": false, "reason": "count"}', content_type="application/json").status_code == 409  # mid-round
     void = command_execute(
         table_id=table.pk, command={"type": "void_round", "reason": "closing", "approved_by": "sup"}, actor="test"
     )
     assert void.ok
-    assert supervisor.post(url, '{"open": false}', content_type="application/json").json() == {"ok": True, "open": False}
+    assert supervisor.post(url, '{"open": false, "reason": "count"}', content_type="application/json").json() == {"ok": True, "open": False}
     refused = command_execute(table_id=table.pk, command={"type": "sit", "seat": 3, "player": "P-3"}, actor="test")
     assert refused.result["error"]["code"] == "wrong_state"
     # Closed or open, a configuration change needs a second supervisor (issue 21).
     changed = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-03"}}',
                               content_type="application/json")
     assert changed.status_code == 409 and changed.json()["error"]["code"] == "approval_required"
-    supervisor.post(url, '{"open": true}', content_type="application/json")
+    supervisor.post(url, '{"open": true, "reason": "game on"}', content_type="application/json")
     again = supervisor.post(f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-04"}}',
                             content_type="application/json")
     assert again.status_code == 409 and again.json()["error"]["code"] == "approval_required"

@@ -75,6 +75,25 @@ def make_table(seats=6, **config):
     return table_create(name="Live T", config={"seats": seats, **config}, created_by="test")
 
 
+def assign_dealer(table, username: str = "ana"):
+    """A dealer assigned to `table` for the current gaming day and shift (the floor expects
+    a tablet only at a table a dealer is assigned to now)."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+    from tables.models import DealerAssignment
+
+    dealer, _ = User.objects.get_or_create(username=username)
+    dealer.groups.add(Group.objects.get_or_create(name="dealer")[0])
+    supervisor, _ = User.objects.get_or_create(username=f"{username}-sup")
+    now, cal = timezone.now(), calendar()
+    return DealerAssignment.objects.create(
+        dealer=dealer, table_id=table.pk, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
+        assigned_by=supervisor, assigned_at=now,
+    )
+
+
 def run(table_id, *commands, actor="test"):
     outcomes = [command_execute(table_id=table_id, command=c, actor=actor) for c in commands]
     for command, outcome in zip(commands, outcomes):
@@ -83,6 +102,7 @@ def run(table_id, *commands, actor="test"):
 
 
 arun = sync_to_async(run)
+assign_dealer_async = sync_to_async(assign_dealer)
 amake_table = sync_to_async(make_table)
 
 

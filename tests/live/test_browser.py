@@ -26,7 +26,7 @@ from tests.engine.helpers import FEES
 from tests.db_access import app_role_database_url, as_owner
 from tests.plugins.services import _free_port
 
-from .conftest import make_table, run, wait_until_serving
+from .conftest import assign_dealer, make_table, run, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -147,6 +147,7 @@ def table(transactional_db, dealer):
         {"type": "offer_bank", "seat": 1},
         {"type": "accept_bank", "seat": 1},
     )
+    assign_dealer(table)  # the floor expects its tablet
     floor_man = Actor(name="sup", role="supervisor")
     box = counts.box_register(identifier=f"FEES-{table.pk}", kind="fees", table_id=table.pk, actor=floor_man)
     counts.box_place(table_id=table.pk, box_id=box.pk, actor=floor_man)

@@ -14,7 +14,7 @@ from django.test import Client
 from tables.events import WINDOW, publisher
 from tables.models import TableEvent
 
-from .conftest import amake_table, apply_event, arun, play, receive_until, socket
+from .conftest import amake_table, apply_event, arun, assign_dealer_async, play, receive_until, socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -352,6 +352,7 @@ def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie
     async def scenario():
         table = await amake_table()
         other = await amake_table()
+        await assign_dealer_async(table)  # its tablet is expected
         floor = socket("/ws/floor/", session_cookie)
         assert (await floor.connect(timeout=TIMEOUT))[0]
         everything = await floor.receive_json_from(timeout=TIMEOUT)
@@ -427,6 +428,7 @@ def test_a_floor_screen_that_fell_behind_gets_a_fresh_floor_instead_of_the_backl
 def test_the_floor_shows_whether_the_tablet_is_connected(session_cookie):
     async def scenario():
         table = await amake_table()
+        await assign_dealer_async(table)  # a tablet is expected only where a dealer is assigned now
         await arun(table.pk, *SEATED)
         floor = socket("/ws/floor/", session_cookie)
         assert (await floor.connect(timeout=TIMEOUT))[0]

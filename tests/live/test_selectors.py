@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 from django.utils import timezone
 
 from cardroom.access import Actor
-from tables.models import Table
+from tables.models import DealerAssignment, Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
 from tables.visibility import TABLET
 from tests.engine.helpers import FEES, example_b
 
-from .conftest import make_table, run
+from .conftest import assign_dealer, make_table, run
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +107,7 @@ def test_the_floor_flags_stops_offers_voids_and_idle_tables():
     assert "idle" not in kinds(r)
     assert "idle" in kinds(row(table, now=timezone.now() + timedelta(minutes=11)))
     empty = make_table()
-    table_open_close(table_id=empty.pk, open=False, actor=Actor.system("test"))  # a supervisor closed it
+    table_open_close(table_id=empty.pk, open=False, actor=Actor.system("test"), reason="test")  # a supervisor closed it
     assert row(empty)["open"] is False and kinds(row(empty)) == []  # a closed table raises no alert
     assert [r["table"] for r in floor_rows()] == sorted(Table.objects.values_list("pk", flat=True))
 
@@ -158,11 +158,19 @@ def test_the_posted_rules_are_the_tables_configuration_in_full():
     assert posted["fees"]["rates"] == FEES["rates"]
 
 
-def test_a_missing_tablet_is_an_alert_only_where_a_game_is_on():
+def test_a_missing_tablet_is_an_alert_only_where_a_game_is_on_and_a_dealer_is_assigned_now():
     quiet = make_table()
+    assign_dealer(quiet)
     assert "tablet_disconnected" not in kinds(row(quiet))  # open, nobody seated
     run(quiet.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     assert "tablet_disconnected" in kinds(row(quiet))
+    unstaffed = make_table()
+    run(unstaffed.pk, {"type": "sit", "seat": 1, "player": "P-1"})
+    assert "tablet_disconnected" not in kinds(row(unstaffed))  # no dealer is to drive it now
+    assignment = assign_dealer(unstaffed, "ben")
+    assert "tablet_disconnected" in kinds(row(unstaffed))
+    DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now())  # relieved, nobody after
+    assert "tablet_disconnected" not in kinds(row(unstaffed))
 
 
 def test_a_floor_alert_acknowledged_stays_marked_until_a_new_occurrence(django_user_model):
@@ -171,6 +179,7 @@ def test_a_floor_alert_acknowledged_stays_marked_until_a_new_occurrence(django_u
 
     sup = django_user_model.objects.create_user("sam")
     table = make_table(seats=3)
+    assign_dealer(table)
     run(table.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     (missing,) = [a for a in row(table)["alerts"] if a["kind"] == "tablet_disconnected"]
     assert missing["ack"] is None
@@ -196,7 +205,7 @@ def test_the_floor_names_each_tables_state():
     run(table.pk, {"type": "open_round", "bank": 10000})
     assert row(table)["state"] == "dealing"
     run(table.pk, {"type": "void_round", "reason": "test", "approved_by": "sup-1"})
-    table_open_close(table_id=table.pk, open=False, actor=Actor.system("test"))
+    table_open_close(table_id=table.pk, open=False, actor=Actor.system("test"), reason="test")
     assert row(table)["state"] == "closed"
 
 

@@ -201,11 +201,11 @@ def test_an_open_tables_configuration_changes_only_with_an_approval(staff):
     assert version.version == 2 and version.paytable == "UTH-02"
 
     # Closed, the same: every version needs the second supervisor (issue 21).
-    table_open_close(table_id=table.pk, open=False, actor=sup)
+    table_open_close(table_id=table.pk, open=False, actor=sup, reason="count")
     with pytest.raises(CommandError) as refused:
         table_configure(table_id=table.pk, config={"paytable": "UTH-03"}, changed_by=sup)
     assert refused.value.code == "approval_required"
-    table_open_close(table_id=table.pk, open=True, actor=sup)
+    table_open_close(table_id=table.pk, open=True, actor=sup, reason="game on")
     table.refresh_from_db()
     assert table.config.version == 2 and table.config.paytable == "UTH-02"
     # The system's own actors (seed_demo, replay) are exempt.
@@ -217,7 +217,7 @@ def test_a_table_a_person_creates_opens_only_once_its_first_configuration_is_app
     table = table_create(name="New", config={"seats": 6, "paytable": "UTH-02"}, created_by=sup)
     assert not table.is_open and table.config.version == 1
     with pytest.raises(CommandError) as refused:
-        table_open_close(table_id=table.pk, open=True, actor=sup)
+        table_open_close(table_id=table.pk, open=True, actor=sup, reason="game on")
     assert refused.value.code == "config_not_approved"
     table.refresh_from_db()
     assert not table.is_open
@@ -227,7 +227,7 @@ def test_a_table_a_person_creates_opens_only_once_its_first_configuration_is_app
         approval_decide(approval_id=request.pk, decider=sup, approve=True, via="device")
     assert own.value.code == "not_authorized"
     approval_decide(approval_id=request.pk, decider=sup2, approve=True, via="device")
-    assert table_open_close(table_id=table.pk, open=True, actor=sup).is_open
+    assert table_open_close(table_id=table.pk, open=True, actor=sup, reason="game on").is_open
     table.refresh_from_db()
     assert table.config.paytable == "UTH-02" and table.config.created_by == sup2.name
 

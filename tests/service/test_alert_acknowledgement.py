@@ -12,6 +12,8 @@ from tables.alerts import alert_acknowledge
 from tables.models import AlertAcknowledgement, Table
 from tables.selectors import floor_rows
 
+from tests.live.conftest import assign_dealer
+
 from .conftest import run_ok
 from .test_access import person
 
@@ -22,6 +24,7 @@ def _open_table_with_players(make_table):
     """An open table with players seated and no tablet connected: the floor alerts."""
     table = make_table()
     Table.objects.filter(pk=table.pk).update(is_open=True)
+    assign_dealer(table)  # a tablet is expected: a dealer is assigned now
     run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)))
     return table
 

@@ -118,7 +118,7 @@ def test_the_staff_api_takes_true_or_false_not_any_value(round_open):
                          content_type="application/json")
     assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid_command"
     assert not ApprovalDecision.objects.exists() and Round.objects.get(table=table, number=1).status == "in_progress"
-    closing = sup.post(f"/api/tables/{table.pk}/open", {"open": "false"}, content_type="application/json")
+    closing = sup.post(f"/api/tables/{table.pk}/open", {"open": "false", "reason": "count"}, content_type="application/json")
     assert closing.status_code == 400 and Table.objects.get(pk=table.pk).is_open
 
 

@@ -113,7 +113,7 @@ def test_opening_and_closing_a_table_reaches_the_floor_at_once(redis_url):
         await layer.group_add(FLOOR_GROUP, floor)
         seen = []
         for wanted in (False, True):
-            await sync_to_async(table_open_close)(table_id=table.pk, open=wanted, actor=Actor.system("sup"))
+            await sync_to_async(table_open_close)(table_id=table.pk, open=wanted, actor=Actor.system("sup"), reason="test")
             message = await asyncio.wait_for(layer.receive(floor), timeout=5)
             seen += [(row["table"], row["open"]) for row in message["rows"]]
         assert seen == [(table.pk, False), (table.pk, True)]

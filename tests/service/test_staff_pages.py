@@ -79,14 +79,14 @@ def test_the_staff_api_answers_refusals_with_their_statuses(make_table):
     assert post(sup, f"/api/tables/{table.pk}/config", "not json") == (400, "invalid_command")
     assert post(sup, "/api/tables/999999/config", '{"config": {}}') == (404, "invalid_command")
     assert post(sup, f"/api/tables/{table.pk}/config", '{"config": {"paytable": "UTH-02"}}') == (409, "approval_required")
-    assert post(sup, f"/api/tables/{table.pk}/open", '{"open": false}') == (200, None)
+    assert post(sup, f"/api/tables/{table.pk}/open", '{"open": false, "reason": "count"}') == (200, None)
     assert post(sup, f"/api/tables/{table.pk}/config", '{"config": {"paytable": "nope"}}') == (400, "invalid_command")
     below = sup.post(
         f"/api/tables/{table.pk}/config", '{"config": {"paytable": {"trips": {"two_pair": [1, 1]}}}}',
         content_type="application/json",
     )
     assert below.status_code == 400 and "pays only on three of a kind or better" in below.json()["error"]["message"]
-    assert post(sup, "/api/tables/999999/open", '{"open": true}') == (404, "invalid_command")
+    assert post(sup, "/api/tables/999999/open", '{"open": true, "reason": "game on"}') == (404, "invalid_command")
     assert post(dealer, f"/api/tables/{table.pk}/approvals", '{"kind": "void", "payload": {"reason": "x"}}') == (
         403, "not_authorized")
     assert post(sup, f"/api/tables/{table.pk}/approvals", '{"kind": "void", "payload": {"reason": "x"}}') == (
