@@ -254,9 +254,11 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
         raise PatronError("invalid_list", f"the header must hold 'name' and only {', '.join(STATE_LIST_COLUMNS)}")
     now, entries = timezone.now(), []
     for line, raw in enumerate(reader, start=2):
+        if None in raw:  # more cells than the header names
+            raise PatronError("invalid_list", f"line {line}: more cells than the header has")
         row = {(k or "").strip(): printed(v or "") for k, v in raw.items()}
-        if None in raw or not row.get("name"):
-            raise PatronError("invalid_list", f"line {line}: a name is required and no extra cells")
+        if not row.get("name"):
+            raise PatronError("invalid_list", f"line {line}: a name is required")
         try:
             born = date.fromisoformat(row["date_of_birth"]) if row.get("date_of_birth") else None
         except ValueError:
