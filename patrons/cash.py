@@ -76,8 +76,6 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
     if not can_drive(actor, table_id):
         raise PatronError("not_authorized", "the table's dealer or a supervisor records its cash")
     patron, unidentified = patron_of_player(player)
-    if patron is None and unidentified is None:
-        raise PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
     mtl_at, _, _ = thresholds()
     now = at or timezone.now()
     refused = None
@@ -88,6 +86,10 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
         except PatronError as refusal:
             # Raised after the block: the hit the check wrote is committed, nothing else.
             refused = refusal
+        # After the list: a listed person named by a name the house has no record of is
+        # still a hit for the floor, not only an unknown patron.
+        if refused is None and patron is None and unidentified is None:
+            refused = PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
         if refused is None:
             row = _append(kind=kind, amount=amount, patron=patron, unidentified=unidentified, table_id=table_id,
                           actor=actor, note=note, now=now, mtl_at=mtl_at)

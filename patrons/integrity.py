@@ -8,6 +8,9 @@ from datetime import datetime
 
 from cardroom import hashchain
 
+# Exports that are reports drawn from the logs, not a chain: checked by their SHA-256.
+DOCUMENT_KINDS = frozenset({"mtl", "ctr", "self_exclusion", "patron_history"})
+
 
 def _int_or_none(text: str):
     return int(text) if text not in ("", None) else None
