@@ -107,3 +107,27 @@ def test_a_bad_state_list_is_refused_whole(actors, content, message):
 def test_only_compliance_imports_the_state_list(actors):
     with pytest.raises(PatronError, match="not_authorized"):
         identity.state_list_import(actor=actors["supervisor"], filename="s.csv", content=STATE_LIST)
+
+
+def test_identification_is_never_in_a_table_payload(tables, ann, actors):
+    from tables.selectors import table_snapshot
+    from tables.visibility import LIVE, TABLET
+
+    assert sit(tables[0], "CC-77001", 1, actors["dealer"]).ok
+    table = Table.objects.get(pk=tables[0].pk)
+    for audience in (TABLET, LIVE):  # what the sockets and the state API send
+        payload = str(table_snapshot(table, audience))
+        assert "CC-77001" in payload  # the seat's id, as seated
+        for secret in ("Ann Lee", "D1234567", "drivers_license"):
+            assert secret not in payload
+
+
+def test_the_patron_ledgers_are_append_only(tables, ann, actors):
+    from tests.db_access import assert_refused_to_both
+
+    row = cash.cash_record(table_id=tables[0].pk, kind="chip_purchase", amount=1000, player="P-1001", actor=actors["dealer"])
+    stranger = identity.unidentified_create(table_id=tables[0].pk, description="woman in blue", actor=actors["dealer"])
+    link = identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).update(amount=1))
+    assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).delete())
+    assert_refused_to_both(lambda: type(link).objects.filter(pk=link.pk).update(reason="x"))
