@@ -11,10 +11,10 @@ from tables.models import Table
 from tables.services import command_execute
 
 STATE_LIST = (
-    "name,date_of_birth,id_number,state_ref\n"
-    "Bob Stone,1970-02-03,X7654321,CA-SE-1\n"
-    "Carla Ruiz,,,CA-SE-2\n"
-).encode()
+    b"name,date_of_birth,id_number,state_ref\n"
+    b"Bob Stone,1970-02-03,X7654321,CA-SE-1\n"
+    b"Carla Ruiz,,,CA-SE-2\n"
+)
 
 
 def sit(table, player, seat, actor):

@@ -80,7 +80,7 @@ def test_an_unidentified_patron_seated_over_http_and_linked_later(people, tables
 def _export(asgi, path, tmp_path, name, params=None):
     response = asgi.get(path, params or {})
     assert response.status == 200, response.body
-    export_id = response.headers["x-export-id"] if "x-export-id" in response.headers else None
+    export_id = response.headers.get("x-export-id")
     assert export_id, response.headers
     manifest = json.loads(Client.get(asgi.client, f"/compliance/exports/{export_id}/manifest.json").content)
     csv_path, manifest_path = tmp_path / manifest["file"]["name"], tmp_path / f"{name}.manifest.json"
