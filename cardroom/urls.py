@@ -15,6 +15,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path("", include("patrons.urls")),
     path("compliance/", include("collections_fees.urls")),
     path("", include("cardroom.staff_urls")),
     path("admin/", admin.site.urls),

@@ -381,6 +381,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
                 raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
             game = TableGame.from_dict(table.state)
             command = _approved(table, game, command, actor)
+            _patron_gate(table, command, actor)
             # The shared meter, locked after the table row (always in this order), only by
             # the commands that move it: two tables on one meter never lose an update.
             meter = jackpot.meter_lock(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
@@ -535,6 +536,20 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
     # `approval` is the service's field, not the engine's (which refuses fields it does not take).
     fields = {k: v for k, v in command.items() if k != "approval"}
     return {**fields, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
+
+
+def _patron_gate(table: Table, command: dict, actor: Actor) -> None:
+    """A patron on the state's or the house's self-exclusion list is not seated
+    (patrons/identity.py): refused `self_excluded`, and the hit, written in this
+    transaction, stays with the refusal for the floor and compliance."""
+    if command.get("type") != "sit" or not isinstance(command.get("player"), str):
+        return
+    from patrons.identity import PatronError, exclusion_check
+
+    try:
+        exclusion_check(player=command["player"], table_id=table.pk, action="seat", actor=actor)
+    except PatronError as refusal:
+        raise CommandError(refusal.code, refusal.message) from None
 
 
 def _refusal_counter(actor: Actor) -> str | None:

@@ -38,6 +38,7 @@ EVERYONE = row(OK, OK, OK, OK, OK, OK)
 LOGGED_IN_ANY_ROLE = row(LOGIN, OK, OK, OK, OK, OK)
 READERS = row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, OK)
 SUPERVISOR_ONLY = row(LOGIN, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)
+PATRON_READERS = row(LOGIN, FORBIDDEN, FORBIDDEN, OK, OK, FORBIDDEN)
 ADMIN_SITE = row(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, OK)
 
 # route (as Django prints it) -> (method, expected per persona)
@@ -98,6 +99,23 @@ MATRIX = {
     "compliance/closer/<str:gaming_day>/export.csv": ("get", READERS),
     "compliance/closer/<str:gaming_day>/closer.xlsx": ("get", READERS),
     "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
+    # Patrons (patrons/urls.py): the table's endpoints for whoever drives it; identification
+    # and the AML pages for supervisors and compliance only (not an admin).
+    "api/tables/<int:table_id>/patrons": ("get", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "floor/patrons/": ("get", PATRON_READERS),
+    "compliance/patrons/": ("get", PATRON_READERS),
+    "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
+    "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
+    "compliance/patrons/unidentified/<int:unidentified_id>/link": ("post", PATRON_READERS),
+    "compliance/mtl/": ("get", PATRON_READERS),
+    "compliance/mtl/export.csv": ("get", PATRON_READERS),
+    "compliance/cash/export.csv": ("get", PATRON_READERS),
+    "compliance/ctr/": ("get", PATRON_READERS),
+    "compliance/ctr/export.csv": ("get", PATRON_READERS),
+    "compliance/self-exclusion/": ("get", PATRON_READERS),
+    "compliance/self-exclusion/export.csv": ("get", PATRON_READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"
@@ -165,6 +183,8 @@ def _url(route: str, world) -> str:
         .replace("<str:shift>", "day")
         .replace("<slug:section>", "seats")
         .replace("<uuid:export_id>", str(uuid.uuid4()))
+        .replace("<int:patron_id>", "999999")
+        .replace("<int:unidentified_id>", "999999")
     )
 
 
@@ -178,6 +198,8 @@ BODIES = {
     "api/tables/<int:table_id>/open": {"open": True, "reason": "game on"},
     "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
+    "api/tables/<int:table_id>/patrons/unidentified": {"description": "woman, 30s, green scarf"},
+    "api/tables/<int:table_id>/cash": {"kind": "chip_purchase", "amount": 50000, "player": "P-404"},
 }
 
 

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "tables",
     "rounds",
     "collections_fees",
+    "patrons",
     "cardroom",
     "axes",
 ]
@@ -280,3 +281,11 @@ CARDROOM_APP_DB_ROLE = os.environ.get("CARDROOM_APP_DB_ROLE", "" if os.environ.g
 CARDROOM_APP_DB_PASSWORD = os.environ.get("CARDROOM_APP_DB_PASSWORD") or (
     "" if os.environ.get("DATABASE_URL") else localdb.app_password(BASE_DIR)
 )
+
+# Cash at the tables (patrons/cash.py, docs/patrons.md): each transaction at or over the MTL
+# threshold is a Multiple Transaction Log entry; the floor and compliance are warned when a
+# patron's cash in (or out) of a gaming day reaches the warning; above the CTR threshold
+# (31 CFR 1021.311: more than $10,000) a Currency Transaction Report is required.
+CARDROOM_MTL_THRESHOLD_CENTS = int(os.environ.get("CARDROOM_MTL_THRESHOLD_CENTS", "300000"))
+CARDROOM_CASH_WARNING_CENTS = int(os.environ.get("CARDROOM_CASH_WARNING_CENTS", "800000"))
+CARDROOM_CTR_THRESHOLD_CENTS = int(os.environ.get("CARDROOM_CTR_THRESHOLD_CENTS", "1000000"))

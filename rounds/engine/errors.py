@@ -18,6 +18,8 @@ ERROR_CODES = frozenset(
     + ["mixed_script_id"]
     # The service's: a table whose first configuration no second supervisor approved yet.
     + ["config_not_approved"]
+    # The service's: a patron on the state's or the house's self-exclusion list (patrons/).
+    + ["self_excluded"]
 )
 
 

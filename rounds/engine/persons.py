@@ -46,3 +46,12 @@ def same_person(a: str, b: str) -> bool:
     """Whether two ids name one person: equal ignoring case, or alike to the eye."""
     a, b = printed(a), printed(b)
     return a.casefold() == b.casefold() or skeleton(a) == skeleton(b) or fold_skeleton(a) == fold_skeleton(b)
+
+
+def person_keys(player: str) -> tuple[str, str, str]:
+    """The three forms `same_person` compares, position by position: two ids are one
+    person exactly when one of the three is equal. Stored beside a name or number that
+    a list holds (patrons, the self-exclusion lists), so a lookup is an indexed equality
+    on any of the three rather than `same_person` against every row."""
+    p = printed(player)
+    return p.casefold(), skeleton(p), fold_skeleton(p)

@@ -1,0 +1,65 @@
+"""Offline check of a cash-log export (`verify_logs --checkpoints FILE.manifest.json`):
+with the ledger key and no database, every row's hash is recomputed from its columns and
+the row before (cardroom/hashchain.py), as `verify_logs` does in the database."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from cardroom import hashchain
+
+# Exports that are reports drawn from the logs, not a chain: checked by their SHA-256.
+DOCUMENT_KINDS = frozenset({"mtl", "ctr", "self_exclusion", "patron_history"})
+
+
+def _int_or_none(text: str):
+    return int(text) if text not in ("", None) else None
+
+
+def row_content(record: dict) -> dict:
+    """The chain content (patrons.models.CashTransaction.chain_content) of an exported row."""
+    return {
+        "seq": int(record["chain_seq"]),
+        "kind": record["kind"],
+        "direction": record["direction"],
+        "amount": int(record["amount_cents"]),
+        "patron": _int_or_none(record["patron_id"]),
+        "unidentified": _int_or_none(record["unidentified_id"]),
+        "player": record["player"],
+        "table": int(record["table_id"]),
+        "employee": record["employee"],
+        "employee_role": record["employee_role"],
+        "note": record["note"],
+        "mtl": record["mtl"] == "t",
+        "created_at": datetime.fromisoformat(record["created_at_utc_iso"]).isoformat(),
+        "gaming_day": record["gaming_day"],
+        "shift": record["shift"],
+    }
+
+
+def verify_cash_export(manifest: dict, records) -> tuple[int, list[str]]:
+    """(rows checked, problems): each row re-hashed with the key it names; consecutive
+    rows linked; an export of the whole log (no day filter) starting at the chain's
+    first row with no seq missing."""
+    problems, checked, previous = [], 0, None
+    whole = not any(manifest.get("filters", {}).get(k) for k in ("day_from", "day_to"))
+    for record in records:
+        try:
+            content = row_content(record)
+            computed = hashchain.link(record["prev_hash"], content, record["hash_key"])
+        except (KeyError, ValueError) as exc:  # UnknownKey is a KeyError
+            problems.append(f"cash row {record.get('chain_seq')}: cannot be checked ({exc!r})")
+            continue
+        seq = content["seq"]
+        if computed != record["row_hash"]:
+            problems.append(f"cash row seq {seq}: its hash does not verify (altered, or not signed by this key)")
+        if previous is None and whole and (seq != 1 or record["prev_hash"] != hashchain.GENESIS):
+            problems.append(f"cash log: the export starts at seq {seq}, not at the chain's first row")
+        if previous is not None:
+            if whole and seq != previous[0] + 1:
+                problems.append(f"cash log: rows missing between seq {previous[0]} and {seq}")
+            elif seq == previous[0] + 1 and record["prev_hash"] != previous[1]:
+                problems.append(f"cash row seq {seq}: does not follow the row before it")
+        previous = (seq, record["row_hash"])
+        checked += 1
+    return checked, problems

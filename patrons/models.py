@@ -1,0 +1,228 @@
+"""Patrons, their cash at the tables, and the self-exclusion lists (docs/patrons.md).
+
+Every table here but Patron is append-only (a database trigger refuses UPDATE and DELETE,
+cardroom/ledger.py): a link, a transaction, an alert, an import, a hit is a new row.
+A patron's record is the one row the house keeps current (an address changes).
+"""
+
+from datetime import UTC
+
+from django.db import models
+from django.db.models import Q
+
+
+class Patron(models.Model):
+    """A person the house knows. `number` is the house's patron number, `card` the club
+    card's; a dealer sees only `display_name` and `number`. Every other field is
+    identification: compliance and supervisors read it, and each read is audited
+    (patrons/identity.py `identification_read`)."""
+
+    number = models.CharField(max_length=32, unique=True)
+    card = models.CharField(max_length=32, blank=True)
+    display_name = models.CharField(max_length=64)
+    # Identification (31 CFR 1021.311-312 asks for these on a CTR).
+    legal_name = models.CharField(max_length=150)
+    date_of_birth = models.DateField(null=True, blank=True)
+    id_type = models.CharField(max_length=32, blank=True)
+    id_number = models.CharField(max_length=64, blank=True)
+    id_issuer = models.CharField(max_length=64, blank=True)
+    address = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+    created_by = models.CharField(max_length=150)
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.display_name}"
+
+    def public(self) -> dict:
+        """What anyone at the table may see."""
+        return {"patron": self.pk, "number": self.number, "display_name": self.display_name}
+
+
+class PatronKey(models.Model):
+    """The comparison forms (rounds/engine/persons.py `person_keys`) of each name and
+    number of a patron, so a lookup by card, number or name catches case and look-alike
+    spellings with an indexed equality. Rewritten when the patron's record is."""
+
+    FIELDS = [(f, f) for f in ("number", "card", "display_name", "legal_name", "id_number")]
+
+    patron = models.ForeignKey(Patron, on_delete=models.CASCADE, related_name="keys")
+    field = models.CharField(max_length=16, choices=FIELDS)
+    folded = models.CharField(max_length=200, db_index=True)
+    skeleton = models.CharField(max_length=400, db_index=True)
+    fold_skeleton = models.CharField(max_length=400, db_index=True)
+
+
+class UnidentifiedPatron(models.Model):
+    """A patron seated or paid before they are identified (the MTL practice): a short
+    description ("male, 40s, red cap") and the table. Seated under `player_id` ("U-<id>");
+    identified later by a PatronLink."""
+
+    description = models.CharField(max_length=200)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    created_by = models.CharField(max_length=150)
+
+    PREFIX = "U-"
+
+    @property
+    def player_id(self) -> str:
+        return f"{self.PREFIX}{self.pk}"
+
+
+class PatronLink(models.Model):
+    """An unidentified patron identified: from then on the patron governs, and their
+    earlier transactions count toward the patron's totals. One link per unidentified
+    patron (a wrong link is a compliance matter, not an edit)."""
+
+    unidentified = models.OneToOneField(UnidentifiedPatron, on_delete=models.PROTECT, related_name="link")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="links")
+    linked_at = models.DateTimeField()
+    linked_by = models.CharField(max_length=150)
+    reason = models.CharField(max_length=200, blank=True)
+
+
+class CashTransaction(models.Model):
+    """Cash at a table: a chip purchase for cash (in) or a cash payout such as a jackpot
+    award (out). One hash chain for the whole house (cash adds up across tables), written
+    under one advisory lock (patrons/cash.py)."""
+
+    KINDS = [("chip_purchase", "chip_purchase"), ("cash_payout", "cash_payout")]
+    DIRECTIONS = {"chip_purchase": "in", "cash_payout": "out"}
+
+    seq = models.PositiveBigIntegerField(unique=True, help_text="position in the cash chain")
+    kind = models.CharField(max_length=16, choices=KINDS)
+    direction = models.CharField(max_length=3)
+    amount = models.PositiveBigIntegerField(help_text="cents")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="cash")
+    unidentified = models.ForeignKey(
+        UnidentifiedPatron, on_delete=models.PROTECT, null=True, blank=True, related_name="cash"
+    )
+    player = models.CharField(max_length=64, help_text="the patron number or U-id, as seated")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    employee = models.CharField(max_length=150)
+    employee_role = models.CharField(max_length=16)
+    note = models.CharField(max_length=200, blank=True)
+    mtl = models.BooleanField(help_text="at or over the MTL threshold when recorded")
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
+    hash_key = models.CharField(max_length=32)
+
+    class Meta:
+        ordering = ["seq"]
+        indexes = [models.Index(fields=["gaming_day", "direction"], name="cash_day_direction")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(patron__isnull=True, unidentified__isnull=False)
+                | Q(patron__isnull=False, unidentified__isnull=True),
+                name="cash_has_one_patron",
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cash_amount_positive"),
+        ]
+
+    def chain_content(self) -> dict:
+        # No identification: the chain, and its export, name the patron by number only.
+        return {
+            "seq": self.seq,
+            "kind": self.kind,
+            "direction": self.direction,
+            "amount": self.amount,
+            "patron": self.patron_id,
+            "unidentified": self.unidentified_id,
+            "player": self.player,
+            "table": self.table_id,
+            "employee": self.employee,
+            "employee_role": self.employee_role,
+            "note": self.note,
+            "mtl": self.mtl,
+            "created_at": self.created_at.astimezone(UTC).isoformat(),
+            "gaming_day": self.gaming_day.isoformat(),
+            "shift": self.shift,
+        }
+
+
+class CashAlert(models.Model):
+    """A patron's cash total of a gaming day crossed a line: `warning` (the floor and
+    compliance are told; CARDROOM_CASH_WARNING_CENTS) or `ctr_required` (above
+    CARDROOM_CTR_THRESHOLD_CENTS). `subject` is "patron:<id>" or "unidentified:<id>":
+    whose total it is. `transaction` is the one that crossed (or the link that merged the
+    totals, `link`)."""
+
+    KINDS = [("warning", "warning"), ("ctr_required", "ctr_required")]
+
+    kind = models.CharField(max_length=16, choices=KINDS)
+    subject = models.CharField(max_length=40)
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    direction = models.CharField(max_length=3)
+    gaming_day = models.DateField()
+    total = models.PositiveBigIntegerField()
+    transaction = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="+")
+    link = models.ForeignKey(PatronLink, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class ExclusionImport(models.Model):
+    """One upload of the state's self-exclusion list (CSV): the latest one is in force."""
+
+    filename = models.CharField(max_length=200)
+    sha256 = models.CharField(max_length=64)
+    rows = models.PositiveIntegerField()
+    imported_by = models.CharField(max_length=150)
+    imported_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-imported_at", "-id"]
+
+
+class ExclusionEntry(models.Model):
+    """A listed person: from the state's list (`state`, with its import) or the house's
+    own (`house`, naming the patron). Names and numbers carry their comparison forms."""
+
+    SOURCES = [("state", "state"), ("house", "house")]
+
+    source = models.CharField(max_length=8, choices=SOURCES)
+    list_import = models.ForeignKey(ExclusionImport, on_delete=models.PROTECT, null=True, blank=True, related_name="entries")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    name = models.CharField(max_length=150, blank=True)
+    date_of_birth = models.DateField(null=True, blank=True)
+    id_number = models.CharField(max_length=64, blank=True)
+    state_ref = models.CharField(max_length=64, blank=True, help_text="the state list's own id of the person")
+    name_folded = models.CharField(max_length=200, blank=True, db_index=True)
+    name_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    name_fold_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    number_folded = models.CharField(max_length=200, blank=True, db_index=True)
+    number_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    number_fold_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    reason = models.CharField(max_length=200, blank=True)
+    added_at = models.DateTimeField()
+    added_by = models.CharField(max_length=150)
+
+
+class ExclusionHit(models.Model):
+    """A listed patron met at a table: refused a seat, a chip purchase, a payout, or an
+    award withheld. The floor and compliance see it."""
+
+    ACTIONS = [(a, a) for a in ("seat", "chip_purchase", "cash_payout", "award")]
+
+    action = models.CharField(max_length=16, choices=ACTIONS)
+    entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, related_name="hits")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    player = models.CharField(max_length=64)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    amount = models.PositiveBigIntegerField(default=0)
+    employee = models.CharField(max_length=150)
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

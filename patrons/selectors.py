@@ -1,0 +1,193 @@
+"""Reads for the floor's and compliance's patron pages, and the queries their CSV
+exports stream (collections_fees/exports.py CsvExport: COPY, SHA-256, manifest).
+
+No query here selects identification: the pages read it through
+patrons/identity.py `identification_read`, which audits each read."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db.models import Q
+
+from collections_fees.selectors import SqlQuery
+from rounds.models import Wager
+from tables.models import SeatOccupancy
+
+from .models import CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
+
+LOCAL = "to_char(b.{col}, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')"
+UTC = "to_char(b.{col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+
+def _times(col: str) -> tuple[tuple[str, str], ...]:
+    return (("time_utc", UTC.format(col=col)), ("time_local", LOCAL.format(col=col)))
+
+
+def floor_alerts(limit: int = 50) -> dict:
+    """What the floor sees: cash warnings and CTRs due, and self-exclusion hits, by
+    display name and number only."""
+    alerts = CashAlert.objects.select_related("patron", "table", "transaction").order_by("-created_at", "-id")[:limit]
+    hits = ExclusionHit.objects.select_related("patron", "table").order_by("-created_at", "-id")[:limit]
+    return {"cash": list(alerts), "hits": list(hits)}
+
+
+def _day_range(filters: dict) -> tuple[str, list]:
+    where, params = [], []
+    if filters.get("day_from"):
+        where.append("t.gaming_day >= %s")
+        params.append(filters["day_from"])
+    if filters.get("day_to"):
+        where.append("t.gaming_day <= %s")
+        params.append(filters["day_to"])
+    return (" AND ".join(where) or "TRUE"), params
+
+
+CASH_SQL = """
+    SELECT t.seq, t.kind, t.direction, t.amount, t.patron_id, t.unidentified_id, t.player, t.table_id,
+           t.employee, t.employee_role, t.note, t.mtl, t.created_at, t.gaming_day, t.shift,
+           t.prev_hash, t.row_hash, t.hash_key, p.number AS patron_number, p.display_name,
+           u.description AS unidentified_description, l.patron_id AS linked_patron_id
+    FROM patrons_cashtransaction t
+    LEFT JOIN patrons_patron p ON p.id = t.patron_id
+    LEFT JOIN patrons_unidentifiedpatron u ON u.id = t.unidentified_id
+    LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
+    WHERE {where}
+"""
+
+CASH_COLUMNS = (
+    ("chain_seq", "b.seq"), ("kind", "b.kind"), ("direction", "b.direction"), ("amount_cents", "b.amount"),
+    ("patron_id", "b.patron_id"), ("unidentified_id", "b.unidentified_id"), ("player", "b.player"),
+    ("patron_number", "b.patron_number"), ("display_name", "b.display_name"),
+    ("unidentified_description", "b.unidentified_description"), ("linked_patron_id", "b.linked_patron_id"),
+    ("table_id", "b.table_id"), ("employee", "b.employee"), ("employee_role", "b.employee_role"), ("note", "b.note"),
+    ("mtl", "b.mtl"), *_times("created_at"),
+    ("created_at_utc_iso", "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '+00:00'"),
+    ("gaming_day", "b.gaming_day"), ("shift", "b.shift"),
+    ("prev_hash", "b.prev_hash"), ("row_hash", "b.row_hash"), ("hash_key", "b.hash_key"),
+)
+
+
+def cash_query(filters: dict, *, mtl_only: bool = False) -> SqlQuery:
+    """The cash log (every transaction, the chain's columns included: an export of the
+    whole log can be re-hashed offline with the key), or the MTL (entries at or over the
+    threshold when recorded)."""
+    where, params = _day_range(filters)
+    if mtl_only:
+        where += " AND t.mtl"
+    return SqlQuery(CASH_SQL.format(where=where), tuple(params), "b.seq", CASH_COLUMNS)
+
+
+def cash_rows(filters: dict, *, mtl_only: bool = False, limit: int = 500):
+    rows = CashTransaction.objects.select_related("patron", "unidentified__link__patron", "table").order_by("-seq")
+    if filters.get("day_from"):
+        rows = rows.filter(gaming_day__gte=filters["day_from"])
+    if filters.get("day_to"):
+        rows = rows.filter(gaming_day__lte=filters["day_to"])
+    if mtl_only:
+        rows = rows.filter(mtl=True)
+    return list(rows[:limit])
+
+
+CTR_COLUMNS = (
+    ("gaming_day", "b.gaming_day"), ("subject", "b.subject"), ("direction", "b.direction"),
+    ("day_total_cents", "b.day_total"), ("chain_seq", "b.seq"), ("kind", "b.kind"), ("amount_cents", "b.amount"),
+    ("player", "b.player"), ("patron_number", "b.patron_number"), ("table_id", "b.table_id"),
+    ("employee", "b.employee"), *_times("created_at"), ("row_hash", "b.row_hash"),
+)
+
+
+def ctr_query(gaming_day: date, above: int) -> SqlQuery:
+    """Each transaction of the gaming day's CTR candidates (a patron's, with every
+    unidentified patron linked to them, or an unidentified patron's day total of one
+    direction above the threshold), with the total it belongs to."""
+    sql = """
+        WITH tx AS (
+            SELECT t.*, COALESCE('patron:' || COALESCE(t.patron_id, l.patron_id)::text,
+                                 'unidentified:' || t.unidentified_id::text) AS subject,
+                   COALESCE(t.patron_id, l.patron_id) AS owner_id
+            FROM patrons_cashtransaction t
+            LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
+            WHERE t.gaming_day = %(day)s
+        ), totals AS (
+            SELECT subject, direction, sum(amount) AS day_total FROM tx GROUP BY subject, direction
+        )
+        SELECT tx.*, totals.day_total, p.number AS patron_number
+        FROM tx JOIN totals USING (subject, direction)
+        LEFT JOIN patrons_patron p ON p.id = tx.owner_id
+        WHERE totals.day_total > %(above)s
+    """
+    return SqlQuery(sql, {"day": gaming_day, "above": above}, "b.subject, b.direction, b.seq", CTR_COLUMNS)
+
+
+HITS_COLUMNS = (
+    ("hit_id", "b.id"), ("action", "b.action"), ("player", "b.player"), ("patron_number", "b.patron_number"),
+    ("list", "b.source"), ("state_ref", "b.state_ref"), ("list_import_id", "b.list_import_id"),
+    ("table_id", "b.table_id"), ("amount_cents", "b.amount"), ("employee", "b.employee"),
+    *_times("created_at"), ("gaming_day", "b.gaming_day"),
+)
+
+
+def hits_query(filters: dict) -> SqlQuery:
+    where, params = _day_range(filters)
+    sql = f"""
+        SELECT t.*, e.source, e.state_ref, e.list_import_id, p.number AS patron_number
+        FROM patrons_exclusionhit t
+        JOIN patrons_exclusionentry e ON e.id = t.entry_id
+        LEFT JOIN patrons_patron p ON p.id = t.patron_id
+        WHERE {where}
+    """
+    return SqlQuery(sql, tuple(params), "b.created_at, b.id", HITS_COLUMNS)
+
+
+def patron_ids(patron: Patron) -> list[str]:
+    """The seat ids a patron played under: their number, their card, every U-id linked."""
+    linked = UnidentifiedPatron.objects.filter(link__patron=patron).values_list("pk", flat=True)
+    return [i for i in (patron.number, patron.card) if i] + [f"{UnidentifiedPatron.PREFIX}{pk}" for pk in linked]
+
+
+HISTORY_COLUMNS = (
+    ("what", "b.what"), ("table_id", "b.table_id"), ("round_id", "b.round_id"), ("seat", "b.seat"),
+    ("player", "b.player"), ("detail", "b.detail"), ("amount_cents", "b.amount"), *_times("at"),
+)
+
+
+def history_query(patron: Patron) -> SqlQuery:
+    """A patron's history: seatings, wagers, cash and self-exclusion hits, in time order."""
+    ids = [i.upper() for i in patron_ids(patron)]
+    sql = """
+        SELECT 'seated' AS what, o.table_id, NULL::bigint AS round_id, o.seat, o.player,
+               COALESCE('left ' || to_char(o.left_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'seated') AS detail,
+               NULL::bigint AS amount, o.sat_at AS at
+        FROM tables_seatoccupancy o WHERE upper(o.player) = ANY(%(ids)s)
+        UNION ALL
+        SELECT 'wager', r.table_id, w.round_id, w.seat, w.player, w.kind, w.amount, w.created_at
+        FROM rounds_wager w JOIN rounds_round r ON r.id = w.round_id WHERE upper(w.player) = ANY(%(ids)s)
+        UNION ALL
+        SELECT 'cash', t.table_id, NULL, NULL, t.player, t.kind || CASE WHEN t.mtl THEN ' (MTL)' ELSE '' END,
+               t.amount, t.created_at
+        FROM patrons_cashtransaction t
+        LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
+        WHERE t.patron_id = %(patron)s OR l.patron_id = %(patron)s
+        UNION ALL
+        SELECT 'self_exclusion_hit', h.table_id, NULL, NULL, h.player, h.action, h.amount, h.created_at
+        FROM patrons_exclusionhit h WHERE h.patron_id = %(patron)s
+    """
+    return SqlQuery(sql, {"ids": ids, "patron": patron.pk}, "b.at, b.what", HISTORY_COLUMNS)
+
+
+def history_rows(patron: Patron) -> dict:
+    ids = patron_ids(patron)
+    match = Q()
+    for player_id in ids:
+        match |= Q(player__iexact=player_id)
+    return {
+        "ids": ids,
+        "seatings": list(SeatOccupancy.objects.filter(match).select_related("table").order_by("-sat_at")[:200]),
+        "wagers": list(Wager.objects.filter(match).select_related("round__table").order_by("-created_at")[:200]),
+        "cash": list(
+            CashTransaction.objects.filter(Q(patron=patron) | Q(unidentified__link__patron=patron))
+            .select_related("table").order_by("-seq")[:200]
+        ),
+        "hits": list(ExclusionHit.objects.filter(patron=patron).select_related("table", "entry")[:200]),
+    }

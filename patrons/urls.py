@@ -1,0 +1,26 @@
+"""Patron routes (cardroom/urls.py includes them at the root): the table's endpoints
+under /api/tables/<id>/, the floor's alerts, the compliance pages under /compliance/."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "patrons"
+
+urlpatterns = [
+    path("api/tables/<int:table_id>/patrons", views.patron_search, name="search"),
+    path("api/tables/<int:table_id>/patrons/unidentified", views.unidentified_new, name="unidentified-new"),
+    path("api/tables/<int:table_id>/cash", views.cash_new, name="cash-new"),
+    path("floor/patrons/", views.floor_patron_alerts, name="floor-alerts"),
+    path("compliance/patrons/", views.patron_list, name="list"),
+    path("compliance/patrons/<int:patron_id>/", views.patron_detail, name="detail"),
+    path("compliance/patrons/<int:patron_id>/history.csv", views.history_export, name="history-export"),
+    path("compliance/patrons/unidentified/<int:unidentified_id>/link", views.patron_link, name="link"),
+    path("compliance/mtl/", views.mtl_log, name="mtl"),
+    path("compliance/mtl/export.csv", views.mtl_export, name="mtl-export"),
+    path("compliance/cash/export.csv", views.cash_export, name="cash-export"),
+    path("compliance/ctr/", views.ctr_candidates, name="ctr"),
+    path("compliance/ctr/export.csv", views.ctr_export, name="ctr-export"),
+    path("compliance/self-exclusion/", views.self_exclusion, name="self-exclusion"),
+    path("compliance/self-exclusion/export.csv", views.hits_export, name="self-exclusion-export"),
+]

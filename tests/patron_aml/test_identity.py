@@ -1,0 +1,133 @@
+"""Patrons: lookup, identification only for compliance and supervisors (audited), and
+the self-exclusion lists at the seat and at the cash (patrons/identity.py)."""
+
+import pytest
+
+from cardroom.models import AuditEntry
+from patrons import cash, identity
+from patrons.identity import PatronError
+from patrons.models import CashTransaction, ExclusionHit
+from tables.models import Table
+from tables.services import command_execute
+
+STATE_LIST = (
+    b"name,date_of_birth,id_number,state_ref\n"
+    b"Bob Stone,1970-02-03,X7654321,CA-SE-1\n"
+    b"Carla Ruiz,,,CA-SE-2\n"
+)
+
+
+def sit(table, player, seat, actor):
+    return command_execute(table_id=table.pk, command={"type": "sit", "player": player, "seat": seat}, actor=actor)
+
+
+def test_lookup_by_number_card_or_name_catches_case_and_look_alikes(ann):
+    for query in ("P-1001", "p-1001", "\u0420-1001", "cc-77001", "ann lee", "Ann L."):  # \u0420: Cyrillic "Р"
+        assert identity.patron_lookup(query) == [ann.public()], query
+    assert identity.patron_lookup("P-1002") == []
+
+
+def test_a_number_or_card_already_known_is_refused(ann, actors):
+    with pytest.raises(PatronError, match="duplicate_patron"):
+        identity.patron_create(actor=actors["compliance"], number="p-1001", display_name="X", legal_name="X Y")
+    with pytest.raises(PatronError, match="not_authorized"):
+        identity.patron_create(actor=actors["dealer"], number="P-2", display_name="X", legal_name="X Y")
+
+
+def test_identification_is_not_visible_to_a_dealer_and_each_read_is_audited(ann, actors):
+    with pytest.raises(PatronError, match="not_authorized"):
+        identity.identification_read(ann, actor=actors["dealer"])
+    assert not AuditEntry.objects.filter(action="identification_read").exists()
+    seen = identity.identification_read(ann, actor=actors["supervisor"], why="CTR")
+    assert seen["legal_name"] == "Ann Lee" and seen["id_number"] == "D1234567"
+    identity.identification_read(ann, actor=actors["compliance"])
+    reads = AuditEntry.objects.filter(action="identification_read").order_by("id")
+    assert [(r.username, r.detail["patron"]) for r in reads] == [("supervisor", ann.pk), ("compliance", ann.pk)]
+    # What a dealer's lookup gives: no identification field.
+    (found,) = identity.patron_lookup("P-1001")
+    assert set(found) == {"patron", "number", "display_name"}
+
+
+@pytest.fixture
+def listed(actors, ann):
+    identity.state_list_import(actor=actors["compliance"], filename="state.csv", content=STATE_LIST)
+    return identity.patron_create(
+        actor=actors["compliance"], number="P-2002", display_name="Bob S.", legal_name="BOB  STONE",
+        id_number="x7654321",
+    )
+
+
+def test_a_self_excluded_patron_is_refused_a_seat(tables, listed, actors):
+    t1, _ = tables
+    for seat, player in enumerate(("P-2002", "Bob Stone", "b\u043eb stone"), start=1):  # \u043e: Cyrillic "о"
+        outcome = sit(t1, player, seat, actors["dealer"])
+        assert outcome.code in ("self_excluded", "mixed_script_id"), player
+    assert sit(t1, "P-2002", 1, actors["dealer"]).code == "self_excluded"
+    assert Table.objects.get(pk=t1.pk).version == 0  # nobody seated
+    hits = ExclusionHit.objects.filter(action="seat", patron=listed)
+    assert hits.exists() and hits.first().entry.state_ref == "CA-SE-1"
+    assert sit(t1, "P-1001", 1, actors["dealer"]).ok  # Ann is not listed
+
+
+def test_the_house_list_sits_beside_the_states(tables, ann, actors):
+    assert sit(tables[0], "P-1001", 1, actors["dealer"]).ok
+    identity.house_list_add(actor=actors["supervisor"], patron_id=ann.pk, reason="asked to be excluded")
+    assert sit(tables[1], "cc-77001", 1, actors["dealer"]).code == "self_excluded"
+
+
+def test_a_new_state_list_replaces_the_one_in_force(tables, listed, actors):
+    identity.state_list_import(actor=actors["compliance"], filename="state2.csv", content=b"name\nCarla Ruiz\n")
+    assert sit(tables[0], "P-2002", 1, actors["dealer"]).ok
+
+
+def test_chip_purchases_and_payouts_to_a_listed_patron_are_refused(tables, listed, actors):
+    for kind in ("chip_purchase", "cash_payout"):
+        with pytest.raises(PatronError, match="self_excluded"):
+            cash.cash_record(table_id=tables[0].pk, kind=kind, amount=500000, player="P-2002", actor=actors["dealer"])
+    assert not CashTransaction.objects.exists()
+    assert sorted(ExclusionHit.objects.values_list("action", flat=True)) == ["cash_payout", "chip_purchase"]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"who,date_of_birth\nBob,1970-01-01\n", "header"),
+        (b"name,date_of_birth\nBob,03/02/1970\n", "line 2"),
+        (b"name\n\n,\n", "line"),
+        (b"\xff\xfe", "UTF-8"),
+    ],
+)
+def test_a_bad_state_list_is_refused_whole(actors, content, message):
+    with pytest.raises(PatronError, match=message) as refused:
+        identity.state_list_import(actor=actors["compliance"], filename="bad.csv", content=content)
+    assert refused.value.code == "invalid_list"
+    assert not identity.entries_in_force().exists()
+
+
+def test_only_compliance_imports_the_state_list(actors):
+    with pytest.raises(PatronError, match="not_authorized"):
+        identity.state_list_import(actor=actors["supervisor"], filename="s.csv", content=STATE_LIST)
+
+
+def test_identification_is_never_in_a_table_payload(tables, ann, actors):
+    from tables.selectors import table_snapshot
+    from tables.visibility import LIVE, TABLET
+
+    assert sit(tables[0], "CC-77001", 1, actors["dealer"]).ok
+    table = Table.objects.get(pk=tables[0].pk)
+    for audience in (TABLET, LIVE):  # what the sockets and the state API send
+        payload = str(table_snapshot(table, audience))
+        assert "CC-77001" in payload  # the seat's id, as seated
+        for secret in ("Ann Lee", "D1234567", "drivers_license"):
+            assert secret not in payload
+
+
+def test_the_patron_ledgers_are_append_only(tables, ann, actors):
+    from tests.db_access import assert_refused_to_both
+
+    row = cash.cash_record(table_id=tables[0].pk, kind="chip_purchase", amount=1000, player="P-1001", actor=actors["dealer"])
+    stranger = identity.unidentified_create(table_id=tables[0].pk, description="woman in blue", actor=actors["dealer"])
+    link = identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).update(amount=1))
+    assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).delete())
+    assert_refused_to_both(lambda: type(link).objects.filter(pk=link.pk).update(reason="x"))
