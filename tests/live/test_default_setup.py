@@ -32,9 +32,11 @@ START_SECONDS = 180  # a cold start creates the cluster and applies every migrat
 
 
 class ReadmeRun:
-    """`make run PORT=...` in its own process group, its data in a temp folder."""
+    """`make run PORT=...` in its own process group, its data in a temp folder; in this
+    checkout, or in `cwd` (a fresh clone: tests/live/test_journey_browser.py)."""
 
-    def __init__(self, var: Path):
+    def __init__(self, var: Path, cwd: Path = ROOT):
+        self.cwd = cwd
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.var = var
@@ -46,7 +48,7 @@ class ReadmeRun:
     def start(self):
         self.process = subprocess.Popen(
             ["make", "--no-print-directory", "run", f"PORT={self.port}"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.cwd, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_until_serving(self.url, self.process, START_SECONDS, self.output)
 
