@@ -88,10 +88,12 @@ class Day:
     url: str
     clone: Path
     env: dict
+    printed: str = ""  # what `make run` printed (the seed's count sheet address)
     people: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
     allowed: list = field(default_factory=list)  # (status, url pattern) the step expects
     step: str = ""
+    exported: list = field(default_factory=list)
 
     def person(self, username: str) -> "object":
         """`username`'s own browser context, logged in through the login form; its page."""
@@ -344,7 +346,155 @@ def step_voids(day: Day):
     day.shot(8, "void-approved-at-the-table", dealer)
 
 
-STEPS = [step_configuration, step_side_bets_and_award, step_voids]
+def step_correction(day: Day):
+    """A supervisor finds a settled round of today in the round history and asks for its
+    correction there; a second supervisor approves it in the queue."""
+    supervisor = day.person("supervisor")
+    supervisor.goto(f"{day.url}/compliance/rounds/")
+    supervisor.select_option("select[name=table]", str(TABLE))
+    supervisor.select_option("select[name=status]", "settled")
+    supervisor.click("form.filters button:has-text('Show')")
+    supervisor.locator("table.grid tbody tr td:nth-child(2) a").first.click()
+    expect(supervisor.locator("h1")).to_contain_text("Demo UTH-1")
+    supervisor.fill("#correction-form input[name=reason]", "Pairs paid on the wrong seat")
+    supervisor.click("#correction-form button[type=submit]")
+    expect(supervisor.locator("ul.messages")).to_contain_text("Correction requested")
+    expect(supervisor.locator("#correction-requests li[data-status=pending]")).to_be_visible()
+    round_page = supervisor.url
+    day.shot(9, "correction-requested", supervisor)
+
+    approver = day.person("supervisor2")
+    approver.goto(f"{day.url}/staff/approvals/")
+    row = approver.locator("#pending-approvals tr.approval").filter(has_text="Pairs paid on the wrong seat")
+    row.locator("button:has-text('Approve')").click()
+    expect(approver.locator("#decided-approvals tr").filter(has_text="Correct a settled round").first).to_contain_text("approved")
+    supervisor.goto(round_page)
+    expect(supervisor.locator("#round-corrected")).to_contain_text("Reversed")
+    day.shot(10, "correction-approved", supervisor)
+
+
+def cents(text: str) -> int:
+    whole, part = text.strip().lstrip("$").replace(",", "").split(".")
+    return int(whole) * 100 + int(part)
+
+
+def seeded_count_sheet(day: Day) -> tuple[str, str, str]:
+    """The previous shift seed_demo played: the count sheet address it printed, its
+    gaming day and shift."""
+    found = re.search(r"ready to count\): (/compliance/count/(\S+)/(\S+)/)", day.printed)
+    assert found, day.printed
+    return found.groups()
+
+
+def step_count_and_close(day: Day):
+    """The seeded previous shift: counted by two, a large variance approved by the
+    manager, signed, closed by a supervisor, reopened on request with a manager's approval."""
+    path, gaming_day, shift = seeded_count_sheet(day)
+    counter = day.person("counter")
+    counter.goto(f"{day.url}/compliance/count/?day={gaming_day}")
+    counter.click(f"a:text-is('{shift}')")
+    counter.click("button:has-text('Open the count sheet')")
+    expect(counter.locator("ul.messages")).to_contain_text("Count sheet opened")
+    rows = counter.locator("tbody tr:has(input[name=action][value=count])")
+    boxes = rows.count()
+    assert boxes >= 5, counter.content()  # a fee box per played table, and UTH-3's jackpot box
+    for i in range(boxes):
+        row = rows.nth(i)
+        expected = cents(row.locator("td.num").first.inner_text())
+        # The first box is found $150.00 over: above the escalation threshold ($100.00).
+        counted = expected + (15000 if i == 0 else 0)
+        row.locator("input[name=d100]").fill(str(counted // 100))
+        row.locator("input[name=d1]").fill(str(counted % 100))
+        if i == 0:
+            row.locator("input[name=explanation]").fill("three $50 bills found under the box's flap")
+        row.locator("button[type=submit]").click()
+        expect(counter.locator("ul.messages")).to_contain_text("Box counted")
+    expect(counter.locator("td .flag:text('needs a manager')")).to_be_visible()
+    day.shot(11, "boxes-counted", counter)
+
+    manager = day.person("manager")
+    manager.goto(f"{day.url}{path}")
+    manager.fill("input[name=note]", "bills traced to the previous shift's fill")
+    manager.click("form:has(input[value=approve_variance]) button")
+    expect(manager.locator("ul.messages")).to_contain_text("Variance approved")
+    day.shot(12, "variance-approved", manager)
+
+    for name in ("counter", "counter2"):
+        page = day.person(name)
+        page.goto(f"{day.url}{path}")
+        page.click("button:has-text('Sign the count as it stands')")
+        expect(page.locator("ul.messages")).to_contain_text("Count sheet signed")
+    expect(page.locator("h1")).to_contain_text("signed")
+    day.shot(13, "count-signed", page)
+
+    supervisor = day.person("supervisor")
+    supervisor.goto(f"{day.url}{path}")
+    supervisor.click("button:has-text('Close the shift')")
+    expect(supervisor.locator("ul.messages")).to_contain_text("Shift closed")
+    day.shot(14, "shift-closed", supervisor)
+
+    counter.goto(f"{day.url}{path}")
+    counter.fill("input[name=reason]", "a box's recount was asked for by the cage")
+    counter.click("button:has-text('Ask a manager to reopen')")
+    expect(counter.locator("ul.messages")).to_contain_text("Reopen requested")
+    manager.goto(f"{day.url}{path}")
+    manager.click("button:has-text('Approve the reopen')")
+    expect(manager.locator("ul.messages")).to_contain_text("Shift reopened")
+    day.shot(15, "shift-reopened", manager)
+
+
+def step_exports(day: Day):
+    """Compliance downloads every export its pages link to, then each one's manifest
+    (the exports page's link); verify_logs --checkpoints checks each file offline."""
+    path, gaming_day, shift = seeded_count_sheet(day)
+    officer = day.person("compliance")
+    folder = Path(tempfile.mkdtemp(prefix="journey-exports-"))
+    pages = [
+        "/compliance/collections/", "/compliance/jackpot/", "/compliance/rounds/", "/compliance/rotation/",
+        path, f"/compliance/count/?day={gaming_day}", f"/compliance/closer/{gaming_day}/?shift={shift}",
+    ]
+    exported = []  # (file, manifest address)
+    for address in pages:
+        officer.goto(f"{day.url}{address}")
+        links = officer.locator(".exports a, p.muted a:text-matches('^(CSV|XLSX|Print)')")
+        if links.count() == 0:  # a log page shows its exports once filtered
+            officer.click("form.filters button:has-text('Show')")
+        hrefs = links.evaluate_all("els => els.map(e => e.getAttribute('href'))")
+        assert hrefs, f"no export on {address}"
+        for href in hrefs:
+            link = officer.locator(f"a[href='{href}']").first
+            with officer.expect_response(lambda r, h=href: r.url.endswith(h.split("#")[0])) as answered:
+                if "/print/" in href:  # a print opens as a page (its bytes recorded)
+                    link.click()
+                else:
+                    with officer.expect_download() as downloading:
+                        link.click()
+            response = answered.value
+            print(href, response.status, response.headers.get("content-disposition"))
+            name = re.search(r'filename="([^"]+)"', response.headers["content-disposition"]).group(1)
+            target = folder / name
+            if "/print/" in href:
+                target.write_bytes(response.body())
+                officer.go_back()
+            else:
+                downloading.value.save_as(target)
+            manifest = re.search(r"<([^>]+)>", response.headers["link"]).group(1)
+            exported.append((target, manifest))
+    officer.goto(f"{day.url}/compliance/exports/")
+    day.shot(16, "exports-listed", officer)
+    for target, manifest in exported:
+        assert officer.locator(f"a[href='{manifest}']").count() == 1, manifest
+        answer = officer.goto(f"{day.url}{manifest}")
+        manifest_file = target.with_name(target.name + ".manifest.json")
+        manifest_file.write_bytes(answer.body())
+        checked = day.manage("verify_logs", "--checkpoints", str(manifest_file))
+        assert checked.returncode == 0 and ", 0 problems" in checked.stdout, (target.name, checked.stdout, checked.stderr)
+    kinds = {json.loads(t.with_name(t.name + ".manifest.json").read_text())["kind"] for t, _ in exported}
+    assert {"collections", "jackpot", "rounds", "count_sheet", "closer_summary"} <= kinds, kinds
+    day.exported = [t.name for t, _ in exported]
+
+
+STEPS = [step_configuration, step_side_bets_and_award, step_voids, step_correction, step_count_and_close, step_exports]
 
 
 @pytest.fixture
@@ -361,9 +511,9 @@ def served_clone(localdb_dir):
         subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
-def walk(browser, url: str, clone: Path, env: dict, steps=STEPS) -> dict[str, float]:
+def walk(browser, url: str, clone: Path, env: dict, printed: str, steps=STEPS) -> dict[str, float]:
     """Each step in turn, failing at the first with a problem; the seconds each took."""
-    day = Day(browser=browser, url=url, clone=clone, env=env)
+    day = Day(browser=browser, url=url, clone=clone, env=env, printed=printed)
     timings = {}
     for step in steps:
         day.step, day.allowed = step.__name__, []
@@ -381,7 +531,7 @@ def test_the_whole_day_in_chromium_on_make_run_from_a_fresh_clone(served_clone):
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
-            timings = walk(browser, served_clone.url, served_clone.cwd, served_clone.env)
+            timings = walk(browser, served_clone.url, served_clone.cwd, served_clone.env, served_clone.output())
         finally:
             browser.close()
     (SHOTS / "timings.json").write_text(json.dumps(timings, indent=2))
