@@ -233,21 +233,12 @@ def post_json(page, path: str, body: dict) -> dict:
     )
 
 
-def approve_in_queue(page, url: str, *, kind: str) -> None:
-    """The approver's queue: the newest waiting request of `kind`, Approve."""
-    page.goto(f"{url}/staff/approvals/")
-    row = page.locator(f"#pending-approvals tr.approval:has(td:text-is('{kind}'))").first
-    expect(row).to_be_visible()
-    row.locator("button:has-text('Approve')").click()
-    expect(page.locator("#pending-approvals")).not_to_contain_text(kind)
-
-
 # --- the steps ----------------------------------------------------------------------------
 
 
 def step_configuration(day: Day):
     """A supervisor asks to add side bets and a progressive to open Demo UTH-1; a second
-    supervisor approves it in the queue; the dealer's tablet then offers them."""
+    supervisor approves it in the queue (the next step's tablet offers them)."""
     supervisor = day.person("supervisor")
     supervisor.goto(f"{day.url}/floor/")
     answer = post_json(supervisor, f"/api/tables/{TABLE}/approvals", {
@@ -517,7 +508,9 @@ def served_clone(localdb_dir):
     clone = clone_of_head(folder)
     run = ReadmeRun(localdb_dir, cwd=clone)
     try:
-        run.start()
+        started = time.monotonic()
+        run.start()  # creates the cluster, migrates, seeds and serves
+        run.started_in = round(time.monotonic() - started, 1)
         yield run
     finally:
         if getattr(run, "process", None) is not None and run.process.poll() is None:
@@ -546,6 +539,7 @@ def test_the_whole_day_in_chromium_on_make_run_from_a_fresh_clone(served_clone):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
             timings = walk(browser, served_clone.url, served_clone.cwd, served_clone.env, served_clone.output())
+            timings = {"make_run_until_serving": served_clone.started_in, **timings}
         finally:
             browser.close()
     (SHOTS / "timings.json").write_text(json.dumps(timings, indent=2))
