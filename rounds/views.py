@@ -5,15 +5,21 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
-from cardroom.access import READERS, page_for
+from cardroom.access import READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
 from collections_fees.forms import RotationFilterForm, RoundFilterForm
 from collections_fees.selectors import SqlRows
 from collections_fees.views import csv_export_view, log_page
+
+from rounds.engine.errors import CommandError
+from tables.approvals import approval_request, approval_status
+from tables.models import Approval
 
 from . import selectors
 from .audit import round_verify
@@ -31,13 +37,26 @@ def round_history(request):
     )
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @page_for(*READERS)
 def round_detail(request, round_id: int):
+    """A round's whole record. A supervisor may also ask here for the correction of a
+    settled round (game-rules section 8): the request waits in the approval queue for a
+    second supervisor, whose approval records the reversing entry (tables/approvals.py)."""
     try:
         rnd = selectors.round_detail(round_id=round_id)
     except Round.DoesNotExist:
         raise Http404("no such round")
+    if request.method == "POST":
+        return _correction_request(request, rnd)
+    requests = list(
+        Approval.objects.filter(table_id=rnd.table_id, kind="correction", round_number=rnd.number)
+        .select_related("requested_by", "decision__decided_by", "table")
+        .order_by("requested_at")
+    )
+    for asked in requests:
+        asked.status = approval_status(asked)
+    corrections = list(rnd.corrections.all())
     context = {
         "round": rnd,
         "cards": selectors.round_cards_recorded(rnd),
@@ -46,8 +65,29 @@ def round_detail(request, round_id: int):
         # `manage.py verify_rounds` reports, for this one round.
         "differences": round_verify(rnd) if rnd.status == "settled" else None,
         "time_zone": calendar().zone,
+        "correction_requests": requests,
+        "corrections": corrections,
+        # One request at a time, and none once the round is reversed (the service refuses
+        # a second reversal; the form is simply not offered).
+        "may_request_correction": request_role(request) == "supervisor" and rnd.status == "settled"
+        and not corrections and not any(asked.status == "pending" for asked in requests),
     }
     return render(request, "compliance/round_detail.html", context)
+
+
+def _correction_request(request, rnd: Round):
+    if request_role(request) != "supervisor":
+        raise PermissionDenied("only a supervisor asks for a correction")  # compliance reads
+    try:
+        approval_request(
+            actor=Actor.from_request(request), table_id=rnd.table_id, kind="correction",
+            payload={"reason": request.POST.get("reason", "").strip(), "round": rnd.number},
+        )
+    except CommandError as refused:
+        messages.error(request, f"Not requested ({refused.code}): {refused.message}")
+    else:
+        messages.success(request, "Correction requested: a second supervisor approves it in the approval queue.")
+    return redirect(request.get_full_path())
 
 
 round_export_csv = csv_export_view("rounds", RoundFilterForm, selectors.round_history_query)

@@ -288,7 +288,8 @@
     // The service's own wording (cents, engine terms) is for support, not the dealer.
     el.title = message.technical || "";
     el.replaceChildren(h("strong", {}, message.title), message.detail ? h("span", {}, message.detail) : "",
-      message.stop ? h("button", { class: "link stop", onclick: () => { endCall(); renderMessage(); } }, "Stop trying") : null,
+      // "" and not null: replaceChildren, unlike h(), writes a null as the text "null".
+      message.stop ? h("button", { class: "link stop", onclick: () => { endCall(); renderMessage(); } }, "Stop trying") : "",
       h("button", { class: "link dismiss", onclick: () => { message = null; renderMessage(); } }, "Dismiss"));
   }
 

@@ -375,3 +375,23 @@ def test_an_export_of_a_rewound_chain_fails_offline(ledger, tmp_path):
     assert checkpoints.verify_export(forged, records)[1][0].endswith(
         "its signature does not verify with key 'test' (forged, altered, or another key)"
     )
+
+
+@pytest.mark.parametrize("path", ["/compliance/collections/summary.xlsx", "/compliance/rounds/export.csv"])
+def test_an_export_without_checkpoints_verifies_offline_by_its_sha256(ledger, officer_client, asgi, tmp_path, path):
+    """A workbook, a print or a CSV of rows that are no chain (rounds, counts) carries no
+    checkpoints: offline, its bytes are held against its manifest, and a changed byte fails."""
+    response = asgi.get(path, {"from": str(DAY1), "to": str(DAY2)})  # as Daphne serves it (streamed)
+    content = response.body
+    link = {k.lower(): v for k, v in response.headers.items()}["link"]
+    manifest = officer_client.get(link.split(">")[0].lstrip("<")).json()
+    exported = tmp_path / manifest["file"]["name"]
+    exported.write_bytes(content)
+    (tmp_path / "export.manifest.json").write_text(json.dumps(manifest))
+    code, text = verify_logs("--checkpoints", str(tmp_path / "export.manifest.json"))
+    assert (code, text) == (
+        0, f"a {manifest['kind']} export carries no checkpoints: its SHA-256 and size checked\n0 checkpoints checked, 0 problems\n"
+    )
+    exported.write_bytes(content[:-1] + bytes([content[-1] ^ 1]))
+    code, text = verify_logs("--checkpoints", str(tmp_path / "export.manifest.json"))
+    assert code == 1 and f"BROKEN {exported} is not the file the manifest describes (SHA-256 or size differs)" in text

@@ -34,9 +34,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(START_S
 
 
 class ReadmeRun:
-    """`make run PORT=...` in its own process group, its data in a temp folder."""
+    """`make run PORT=...` in its own process group, its data in a temp folder; in this
+    checkout, or in `cwd` (a fresh clone: tests/live/test_journey_browser.py)."""
 
-    def __init__(self, var: Path):
+    def __init__(self, var: Path, cwd: Path = ROOT):
+        self.cwd = cwd
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.var = var
@@ -48,7 +50,7 @@ class ReadmeRun:
     def start(self):
         self.process = subprocess.Popen(
             ["make", "--no-print-directory", "run", f"PORT={self.port}"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.cwd, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_until_serving(self.url, self.process, START_SECONDS, self.output)
 
