@@ -170,6 +170,8 @@ def _street(rec: r.StreetReached, ledger: _Ledger):
 
 
 def _decided(rec: r.Decided, ledger: _Ledger):
+    if rec.bettor is not None:
+        return  # a backline decision follows its seat's; recorded with the backline wagers
     rnd = ledger.round(rec.round)
     Decision.objects.create(
         round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=ledger.stamp.now
