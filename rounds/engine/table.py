@@ -783,11 +783,9 @@ def _backline_wager(step: _Step) -> dict:
         raise CommandError("wrong_state", f"{bettor} already has a backline wager behind seat {mine.seat}")
     if mine is None and len(rnd.behind(seat)) >= offer.max_per_seat:
         raise CommandError("wrong_state", f"seat {seat} already carries {offer.max_per_seat} backline wagers, the most allowed")
-    if step.command.get("ante") is None:
-        raise CommandError("invalid_command", "'ante' is required")
     if step.command.get("trips") is not None and not offer.trips:
         raise CommandError("invalid_command", "this table's backline wagers take no Trips")
-    ante = step.amount("ante", required=True)
+    ante = step.amount("ante", required=True)  # absent: invalid_command, before any amount is read
     trips = step.amount("trips", required=False) or 0
     _check_limits("Ante", ante, limits.ante_min, limits.ante_max)
     if trips:
