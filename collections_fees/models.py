@@ -54,7 +54,8 @@ class CollectionEntry(models.Model):
     """One fee line (kind=fee) or its refund (kind=refund, pointing at the fee)."""
 
     KINDS = [("fee", "fee"), ("refund", "refund")]
-    PAYERS = [("player", "player"), ("player_dealer", "player_dealer")]
+    # A backline bettor pays as a player (game-rules 12); `player` is then the bettor.
+    PAYERS = [("player", "player"), ("player_dealer", "player_dealer"), ("backline", "backline")]
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="collections")
     seq = models.PositiveBigIntegerField(help_text="position in the table's collection chain")

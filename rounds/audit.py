@@ -28,10 +28,16 @@ def round_recompute(rnd: Round) -> Settlement:
     """The settlement the engine makes of the round's stored inputs (prefetched rows)."""
     stakes: dict[int, dict[str, int]] = defaultdict(dict)
     players: dict[int, str] = {}
-    for wager in rnd.wagers.all():
+    # Backline wagers (game-rules 12) by (seat, bettor), in the order first placed: the
+    # order their rows were written at no more bets (ids ascend).
+    behind: dict[tuple[int, str], dict[str, int]] = {}
+    for wager in sorted(rnd.wagers.all(), key=lambda w: w.pk):
+        if wager.backline:
+            behind.setdefault((wager.seat, wager.bettor), {})[wager.kind] = wager.amount
+            continue
         stakes[wager.seat][wager.kind] = wager.amount
         players[wager.seat] = wager.player
-    folded = {d.seat for d in rnd.decisions.all() if d.action == "fold"}
+    folded = {d.seat for d in rnd.decisions.all() if d.action == "fold" and not d.bettor}
     cards = round_cards(rnd)
     holes = dict(cards.seats)
 
@@ -53,6 +59,13 @@ def round_recompute(rnd: Round) -> Settlement:
         )
         for seat, s in sorted(stakes.items())
     ]
+    backlines = [
+        PlayerHand(
+            seat=seat, player=bettor, ante=s.get("ante", 0), blind=s.get("blind", 0), trips=s.get("trips", 0),
+            play=s.get("play", 0), folded=seat in folded, hole=held(holes.get(seat)),
+        )
+        for (seat, bettor), s in behind.items()
+    ]
     return settle(
         bank=rnd.bank,
         pd_seat=rnd.pd_seat,
@@ -63,6 +76,7 @@ def round_recompute(rnd: Round) -> Settlement:
         seat_count=rnd.table.seats,
         paytable=paytable_from_config(rnd.config.paytable),
         side_bets=side_bets_from_config(rnd.side_bets),
+        backlines=backlines,
     )
 
 
@@ -75,8 +89,8 @@ def round_verify(rnd: Round) -> list[RoundDifference]:
     except Exception as problem:  # stored inputs the engine cannot even read
         return [diff(f"inputs cannot be settled: {problem!r}")]
     found = []
-    stored = [(l.seat, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in rnd.lines.all()]
-    recomputed = [(l.seat, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in expected.lines]
+    stored = [(l.seat, l.bettor or None, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in rnd.lines.all()]
+    recomputed = [(l.seat, l.bettor, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in expected.lines]
     if stored != recomputed:
         first = next((i for i, (a, b) in enumerate(zip(stored, recomputed)) if a != b), min(len(stored), len(recomputed)))
         found.append(diff(f"settlement line {first + 1}: stored {_at(stored, first)}, recomputed {_at(recomputed, first)}"))
@@ -88,11 +102,18 @@ def round_verify(rnd: Round) -> list[RoundDifference]:
         if value != want:
             found.append(diff(f"{name}: stored {value}, recomputed {want}"))
     fees = [c for c in rnd.collections.all() if c.kind == "fee"]
-    refunded = sorted(c.seat for c in rnd.collections.all() if c.kind == "refund")
-    owed = sorted(c.seat for c in fee_refunds(fees, expected))
+    for c in fees:  # a stored backline fee names its bettor as its `player`
+        c.bettor = c.player if c.payer == "backline" else None
+    refunded = sorted(_payer(c) for c in rnd.collections.all() if c.kind == "refund")
+    owed = sorted(_payer(c) for c in fee_refunds(fees, expected))
     if refunded != owed:
         found.append(diff(f"fee refunds: stored for seats {refunded}, due for seats {owed}"))
     return found
+
+
+def _payer(entry):
+    """A fee line's payer: its seat, or (seat, bettor) for a backline bettor's."""
+    return (entry.seat, entry.player if entry.payer == "backline" else "")
 
 
 def _at(rows, i):

@@ -48,6 +48,11 @@ class Round(models.Model):
         ]
 
 
+# A backline row (game-rules 12) is marked and names its bettor (then `player` is the
+# bettor too); a seat's own row has neither.
+BACKLINE_MARKED = Q(backline=False, bettor="") | (Q(backline=True) & ~Q(bettor=""))
+
+
 class Wager(models.Model):
     KINDS = [(k, k) for k in ("ante", "blind", "trips", "play", "bad_beat", "pairs")]
 
@@ -56,12 +61,15 @@ class Wager(models.Model):
     player = models.CharField(max_length=64)
     kind = models.CharField(max_length=8, choices=KINDS)
     amount = models.PositiveBigIntegerField()
+    backline = models.BooleanField(default=False, help_text="a backline wager behind the seat (game-rules 12)")
+    bettor = models.CharField(max_length=64, blank=True, default="", help_text="the backline wager's bettor")
     created_at = models.DateTimeField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["round", "seat", "kind"], name="one_wager_per_kind"),
+            models.UniqueConstraint(fields=["round", "seat", "bettor", "kind"], name="one_wager_per_kind_and_bettor"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="wager_positive"),
+            models.CheckConstraint(condition=BACKLINE_MARKED, name="wager_backline_names_bettor"),
         ]
 
 
@@ -72,6 +80,8 @@ class Decision(models.Model):
     street = models.CharField(max_length=8)
     action = models.CharField(max_length=8)
     amount = models.PositiveBigIntegerField(default=0)
+    # A backline bettor's decision, carried from the seat's at the same moment (game-rules 12).
+    bettor = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField()
 
 
@@ -104,8 +114,13 @@ class SettlementLine(models.Model):
     result = models.CharField(max_length=10)
     amount = models.PositiveBigIntegerField()
     uncovered = models.PositiveBigIntegerField()
+    backline = models.BooleanField(default=False, help_text="a backline wager's line (game-rules 12)")
+    bettor = models.CharField(max_length=64, blank=True, default="", help_text="the backline line's bettor")
     created_at = models.DateTimeField()
 
     class Meta:
         ordering = ["round", "order"]
-        constraints = [models.UniqueConstraint(fields=["round", "order"], name="settlement_line_order_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "order"], name="settlement_line_order_unique"),
+            models.CheckConstraint(condition=BACKLINE_MARKED, name="line_backline_names_bettor"),
+        ]

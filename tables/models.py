@@ -81,6 +81,9 @@ class TableConfig(models.Model):
         help_text="the side bets offered in this version (docs/commands.md `side_bets`: pay tables, limits, the "
         "progressive's wager and meter with its share, seed and starting amounts); null: none",
     )
+    backline = models.JSONField(
+        null=True, blank=True, help_text="the backline offer in this version (max_per_seat, trips); null: none"
+    )
     effective_from = models.DateTimeField()
     created_by = models.CharField(max_length=150)
 
@@ -313,7 +316,7 @@ class ApprovalDecision(models.Model):
 
 class RoundCorrection(models.Model):
     """A reversing entry for a settled round: the original is never edited. It reverses
-    every seat's net and the player-dealer's net of the original round."""
+    every seat's net, every backline bettor's net and the player-dealer's net of the original round."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="corrections")
     round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, related_name="corrections")

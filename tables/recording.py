@@ -139,6 +139,16 @@ def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
         for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips), ("bad_beat", w.bad_beat), ("pairs", w.pairs))
         if amount
     )
+    # The backline wagers, in the order first placed (their ids keep it: rounds.audit).
+    Wager.objects.bulk_create(
+        Wager(
+            round=rnd, seat=w.seat, player=w.bettor, kind=kind, amount=amount, backline=True, bettor=w.bettor,
+            created_at=ledger.stamp.now,
+        )
+        for w in rec.backlines
+        for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
+        if amount
+    )
     _append_collections(ledger.table, [
         CollectionEntry(
             table=ledger.table,
@@ -171,18 +181,24 @@ def _street(rec: r.StreetReached, ledger: _Ledger):
 
 def _decided(rec: r.Decided, ledger: _Ledger):
     rnd = ledger.round(rec.round)
+    bettor = rec.bettor or ""  # a backline bettor's decision, carried from the seat's
     Decision.objects.create(
-        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount, created_at=ledger.stamp.now
+        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount,
+        bettor=bettor, created_at=ledger.stamp.now,
     )
     if rec.action == "play":
-        Wager.objects.create(round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, created_at=ledger.stamp.now)
+        Wager.objects.create(
+            round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, backline=bool(bettor),
+            bettor=bettor, created_at=ledger.stamp.now,
+        )
 
 
 def _refunds(rnd: Round, fee_lines, ledger: _Ledger, *, reason: str):
     if not fee_lines:
         return
+    # A seat's backline bettors share its seat and payer role: the bettor (`player`) tells them apart.
     fees = {
-        (f.seat, f.payer): f
+        (f.seat, f.payer, f.player if f.payer == "backline" else None): f
         for f in CollectionEntry.objects.filter(round=rnd, kind="fee", seat__in=[line.seat for line in fee_lines])
     }
     _append_collections(ledger.table, [
@@ -201,7 +217,7 @@ def _refunds(rnd: Round, fee_lines, ledger: _Ledger, *, reason: str):
             refund_of=fee,
             reason=reason,
         )
-        for fee in (fees[(line.seat, line.payer)] for line in fee_lines)
+        for fee in (fees[(line.seat, line.payer, line.player if line.payer == "backline" else None)] for line in fee_lines)
     ], ledger.stamp)
 
 
@@ -219,6 +235,8 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
             result=line.result,
             amount=line.amount,
             uncovered=line.uncovered,
+            backline=line.bettor is not None,
+            bettor=line.bettor or "",
             created_at=ledger.stamp.now,
         )
         for i, line in enumerate(s.lines, start=1)

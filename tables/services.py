@@ -182,7 +182,8 @@ def _check_seats(game: TableGame, seats: int) -> None:
 
 def round_correct(*, approval: Approval) -> RoundCorrection:
     """The reversing entry for a settled round (game-rules section 8), on an approved
-    correction: every seat's net and the player-dealer's net of the original, negated.
+    correction: every seat's net, every backline bettor's and the player-dealer's net of the
+    original, negated.
     The original round is never edited."""
     with transaction.atomic():
         table = lock_table(approval.table_id)
@@ -194,6 +195,10 @@ def round_correct(*, approval: Approval) -> RoundCorrection:
         reversal = {
             "seats": [{"seat": s["seat"], "player": s["player"], "amount": -s["net"]} for s in settlement.get("seats", [])],
             "player_dealer": {"seat": rnd.pd_seat, "player": rnd.pd_player, "amount": -(rnd.pd_net or 0)},
+            # Every backline bettor's net too (game-rules 12): the reversal conserves chips.
+            "backline": [
+                {"seat": b["seat"], "bettor": b["bettor"], "amount": -b["net"]} for b in settlement.get("backline", [])
+            ],
         }
         return RoundCorrection.objects.create(
             table=table,
@@ -304,6 +309,7 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
         rotation_policy=engine_config.rotation_policy.to_config() if engine_config.rotation_policy else None,
         notice=engine_config.notice,
         side_bets=engine_config.side_bets.to_config(),
+        backline=engine_config.backline.to_config() if engine_config.backline else None,
         effective_from=now,
         created_by=created_by,
     )

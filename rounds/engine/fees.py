@@ -62,13 +62,17 @@ class FeeSchedule:
 class FeeLine:
     seat: int
     player: str
-    payer: str  # "player" or "player_dealer"
+    payer: str  # "player", "backline" (a bettor behind the seat) or "player_dealer"
     amount: int
     basis: int  # the amount that picked the rate
     rate: int  # 1-based rate row; for a per-square player-dealer fee, the row of the last square
+    bettor: str | None = None  # a backline fee's bettor (then `player` is the bettor too)
 
     def as_dict(self) -> dict:
-        return {"seat": self.seat, "payer": self.payer, "amount": self.amount}
+        line = {"seat": self.seat, "payer": self.payer, "amount": self.amount}
+        if self.bettor is not None:
+            line["bettor"] = self.bettor
+        return line
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class PlayerWager:
     bad_beat: int = 0
     pairs: int = 0
     progressive: int = 0  # a jackpot contribution: never part of a fee basis
+    bettor: str | None = None  # a backline wager's bettor (game-rules 12): a betting square of its own
 
 
 def fee_schedule_from_config(value) -> FeeSchedule | None:
@@ -123,7 +128,11 @@ def fee_schedule_from_config(value) -> FeeSchedule | None:
 def assess_fees(
     schedule: FeeSchedule | None, *, pd_seat: int, pd_player: str, wagers: list[PlayerWager]
 ) -> list[FeeLine]:
-    """The fee lines of a round at "no more bets", in seat order (seat 1 first)."""
+    """The fee lines of a round at "no more bets", in seat order (seat 1 first).
+
+    `wagers` come in seat order, each seat's own wager followed by the backline wagers
+    behind it in the order they were first placed: a bettor pays as a player, and its
+    wager is a betting square of its own for the player-dealer's fee (game-rules 12)."""
     if schedule is None or not wagers:
         return []
     lines: list[FeeLine] = []
@@ -135,7 +144,8 @@ def assess_fees(
         rate = schedule.rate_for(basis)
         square_rates.append(rate)
         if schedule.payers != "pd_only":
-            lines.append(FeeLine(w.seat, w.player, "player", schedule.rates[rate].player_fee, basis, rate + 1))
+            payer = "player" if w.bettor is None else "backline"
+            lines.append(FeeLine(w.seat, w.player, payer, schedule.rates[rate].player_fee, basis, rate + 1, w.bettor))
     if schedule.payers != "players_not_pd":
         if schedule.pd_basis == "per_betting_square":
             amount = sum(schedule.rates[r].pd_fee for r in square_rates)
@@ -145,4 +155,4 @@ def assess_fees(
             amount = schedule.rates[rate].pd_fee
         lines.append(FeeLine(pd_seat, pd_player, "player_dealer", amount, total_basis, rate + 1))
     lines = [line for line in lines if line.amount > 0]  # nothing to collect, nothing to record
-    return sorted(lines, key=lambda line: line.seat)
+    return sorted(lines, key=lambda line: line.seat)  # stable: a seat's bettors stay after its player

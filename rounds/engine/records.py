@@ -63,6 +63,21 @@ class BetsClosed(Record):
     deck: str
     wagers: tuple[PlayerWager, ...]
     fees: tuple[FeeLine, ...]
+    backlines: tuple[PlayerWager, ...] = ()  # the backline wagers, in the order first placed (game-rules 12)
+
+
+@dataclass(frozen=True)
+class BacklineChanged(Record):
+    """A backline wager placed, replaced or withdrawn by its bettor, or returned with the
+    seat's withdrawal (game-rules 12): the table's event names the bettor."""
+
+    round: int
+    seat: int
+    bettor: str
+    action: str  # placed, replaced, withdrawn, returned
+    ante: int = 0
+    blind: int = 0
+    trips: int = 0
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,7 @@ class Decided(Record):
     street: str
     action: str  # check, play, fold
     amount: int  # the Play wager, 0 for check/fold
+    bettor: str | None = None  # a bettor's decision, carried from the seat's (game-rules 12)
 
 
 @dataclass(frozen=True)

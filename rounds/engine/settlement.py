@@ -2,7 +2,9 @@
 
 Every wager of the round is settled in one pass, in the order the house dealer pays:
 seats clockwise from the player-dealer's left, and within a seat Ante, Play, Blind, Trips,
-then the side bets the player-dealer banks, Bad Beat and Pairs (sidebets.py).
+then the side bets the player-dealer banks, Bad Beat and Pairs (sidebets.py); then the
+backline wagers behind the seat (game-rules section 12), bettor by bettor in the order
+their wagers were first placed, each in the order Ante, Play, Blind, Trips.
 The bank B limits both sides: the player-dealer never pays more than B in all (once the
 balance is paid down to zero the bank is exhausted and the remaining wagers have no
 action) and never wins more than B (a losing stake beyond that is returned, "uncovered").
@@ -43,9 +45,10 @@ class Line:
     result: str  # win, lose, push, no_action
     amount: int  # paid by the player-dealer (win) or collected (lose); else 0
     uncovered: int  # payout the bank could not pay, or losing stake returned under the win cap
+    bettor: str | None = None  # a backline line's bettor (then `player` is the bettor too)
 
     def as_dict(self) -> dict:
-        return {
+        line = {
             "seat": self.seat,
             "wager": self.wager,
             "stake": self.stake,
@@ -53,6 +56,9 @@ class Line:
             "amount": self.amount,
             "uncovered": self.uncovered,
         }
+        if self.bettor is not None:
+            line["bettor"] = self.bettor
+        return line
 
     @property
     def net(self) -> int:
@@ -75,6 +81,13 @@ class SeatResult:
 
 
 @dataclass(frozen=True)
+class BacklineResult:
+    seat: int
+    bettor: str
+    net: int
+
+
+@dataclass(frozen=True)
 class Settlement:
     pd_seat: int
     pd_player: str
@@ -85,6 +98,7 @@ class Settlement:
     bank: int
     balance: int
     exhausted: bool
+    backline: tuple[BacklineResult, ...] = ()
 
     @property
     def pd_net(self) -> int:
@@ -99,7 +113,19 @@ class Settlement:
         return tuple(
             s.seat
             for s in self.seats
-            if all(line.returned_for_want_of_bank for line in self.lines if line.seat == s.seat)
+            if all(line.returned_for_want_of_bank for line in self.lines if line.seat == s.seat and line.bettor is None)
+        )
+
+    @property
+    def dead_backlines(self) -> tuple[tuple[int, str], ...]:
+        """(seat, bettor) of the backline wagers the bank could not act on at all: their
+        bettor's fee is refunded as a player's is (game-rules section 12, fees)."""
+        return tuple(
+            (b.seat, b.bettor)
+            for b in self.backline
+            if all(
+                line.returned_for_want_of_bank for line in self.lines if line.seat == b.seat and line.bettor == b.bettor
+            )
         )
 
     def as_dict(self, round_number: int) -> dict:
@@ -120,6 +146,7 @@ class Settlement:
             "balance": self.balance,
             "pd_net": self.pd_net,
             "exhausted": self.exhausted,
+            **({"backline": [vars(b).copy() for b in self.backline]} if self.backline else {}),
         }
 
 
@@ -174,34 +201,46 @@ def settle(
     seat_count: int,
     paytable: PayTable,
     side_bets: SideBets = SideBets(),
+    backlines: list[PlayerHand] = (),
 ) -> Settlement:
+    """`backlines` are the backline wagers in the order they were first placed, each a
+    PlayerHand whose `player` is its bettor, with its seat's hole cards and decisions."""
     pd_hand = evaluate(tuple(pd_hole) + tuple(community))
     by_seat = {p.seat: p for p in players}
     balance, exhausted = bank, False
     lines: list[Line] = []
     seats: list[SeatResult] = []
-    for seat in settlement_order(pd_seat, seat_count, by_seat):
-        p = by_seat[seat]
-        hand = evaluate(tuple(p.hole) + tuple(community)) if p.hole else None
-        seat_lines = []
+    backline: list[BacklineResult] = []
+
+    def bank_lines(p: PlayerHand, hand, bettor):
+        nonlocal balance, exhausted
+        out = []
         for wager, stake, kind, payout in _outcomes(p, hand, pd_hand, paytable, side_bets, pd_hole):
             if exhausted:
-                line = Line(seat, p.player, wager, stake, "no_action", 0, 0)
+                line = Line(p.seat, p.player, wager, stake, "no_action", 0, 0, bettor)
             elif kind == "push":
-                line = Line(seat, p.player, wager, stake, "push", 0, 0)
+                line = Line(p.seat, p.player, wager, stake, "push", 0, 0, bettor)
             elif kind == "win":
                 paid = min(payout, balance)
                 balance -= paid
                 exhausted = balance == 0
-                line = Line(seat, p.player, wager, stake, "win", paid, payout - paid)
+                line = Line(p.seat, p.player, wager, stake, "win", paid, payout - paid, bettor)
             else:
                 collected = min(stake, 2 * bank - balance)  # the PD never wins more than B
                 balance += collected
-                line = Line(seat, p.player, wager, stake, "lose", collected, stake - collected)
-            seat_lines.append(line)
-        lines.extend(seat_lines)
-        net = sum(l.net for l in seat_lines)
+                line = Line(p.seat, p.player, wager, stake, "lose", collected, stake - collected, bettor)
+            out.append(line)
+        lines.extend(out)
+        return sum(l.net for l in out)
+
+    for seat in settlement_order(pd_seat, seat_count, by_seat):
+        p = by_seat[seat]
+        hand = evaluate(tuple(p.hole) + tuple(community)) if p.hole else None
+        net = bank_lines(p, hand, None)
         seats.append(SeatResult(seat, p.player, hand.category if hand else None, net, p.folded))
+        # The bettors behind the seat ride its hand; exhaustion and the win cap run on.
+        for b in (b for b in backlines if b.seat == seat):
+            backline.append(BacklineResult(seat, b.player, bank_lines(b, hand, b.player)))
     return Settlement(
         pd_seat=pd_seat,
         pd_player=pd_player,
@@ -212,4 +251,5 @@ def settle(
         bank=bank,
         balance=balance,
         exhausted=exhausted,
+        backline=tuple(backline),
     )

@@ -11,12 +11,14 @@ import random
 from dataclasses import dataclass, field
 
 from . import dealing, sidebets
+from .backline import BacklineConfig, BacklineInRound, backline_from_config
 from .cards import DECK, parse_cards
 from .errors import CommandError
 from .fees import FeeLine, FeeSchedule, PlayerWager, assess_fees, fee_schedule_from_config
 from .paytables import PayTable, paytable_from_config
 from .persons import checked_script, printed, same_person
 from .records import (
+    BacklineChanged,
     BetsClosed,
     CardsDealt,
     Decided,
@@ -48,7 +50,7 @@ MIN_SEATS, MAX_SEATS = 2, 8
 # The largest amount the ledger can record with room for the largest payout (500 to 1
 # on a Blind): $100 billion, far beyond any real wager, far within a 64-bit integer.
 MAX_AMOUNT = 10**13
-MAX_TEXT = {"player": 64, "approved_by": 150, "reason": 500}
+MAX_TEXT = {"player": 64, "bettor": 64, "approved_by": 150, "reason": 500}
 STREETS = ("preflop", "flop", "river")
 
 
@@ -100,7 +102,7 @@ class Limits:
 # service's).
 CONFIG_KEYS = {
     "seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets",
-    "rotation_policy", "notice",
+    "rotation_policy", "notice", "backline",
 }
 
 
@@ -115,6 +117,7 @@ class TableConfig:
     side_bets: SideBets = SideBets()
     rotation_policy: RotationPolicy | None = None  # game-rules 2A; None: section 2 alone
     notice: str = notice_from_config(None)
+    backline: BacklineConfig | None = None  # game-rules 12; None: no backline wagers
 
     @classmethod
     def from_config(cls, value: dict) -> "TableConfig":
@@ -159,6 +162,7 @@ class TableConfig:
             side_bets=side_bets_from_config(value.get("side_bets")),
             rotation_policy=RotationPolicy.from_config(value.get("rotation_policy")),
             notice=notice_from_config(value.get("notice")),
+            backline=backline_from_config(value.get("backline")),
         )
 
     def to_config(self) -> dict:
@@ -172,6 +176,7 @@ class TableConfig:
             "side_bets": self.side_bets.to_config(),
             "rotation_policy": self.rotation_policy.to_config() if self.rotation_policy else None,
             "notice": self.notice,
+            "backline": self.backline.to_config() if self.backline else None,
         }
 
 
@@ -220,6 +225,7 @@ class RoundState:
     decisions_made: int = 0
     jackpot: list[FundLine] = field(default_factory=list)  # the progressive contributions
     confirmed_awards: list[int] = field(default_factory=list)  # seats whose percentage award is confirmed
+    backlines: list[BacklineInRound] = field(default_factory=list)  # in the order first placed (game-rules 12)
 
     @property
     def can_deal(self) -> bool:
@@ -229,7 +235,13 @@ class RoundState:
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
         folded player with Trips, Pairs or a progressive (docs/commands.md, `showdown`)."""
-        return [s.seat for s in _by_seat(self) if s.turned_over_at_showdown]
+        # A folded seat's hand is also needed for a bettor's Trips behind it (game-rules 12).
+        backline_trips = {b.seat for b in self.backlines if b.trips}
+        return [s.seat for s in _by_seat(self) if s.turned_over_at_showdown or s.seat in backline_trips]
+
+    def behind(self, seat: int) -> list[BacklineInRound]:
+        """The backline wagers behind `seat`, in the order first placed."""
+        return [b for b in self.backlines if b.seat == seat]
 
     def known_cards(self) -> set[str]:
         cards = set(self.community) | set(self.pending_community) | set(self.pd_hole or ())
@@ -296,6 +308,9 @@ class TableGame:
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise CommandError("invalid_command", f"unknown command type {kind!r}")
+        if kind in BACKLINE_COMMANDS and self.config.backline is None:
+            # Checked first (docs/commands.md): at a table without backline nothing else matters.
+            raise CommandError("wrong_state", "this table does not offer backline wagers")
         unknown = set(command) - COMMAND_FIELDS[kind] - ENVELOPE_FIELDS
         if unknown:
             # A misspelled field must not fall back to a default (docs/commands.md).
@@ -355,6 +370,7 @@ def _round_to_dict(r: RoundState) -> dict:
     d["seats"] = {str(k): vars(s).copy() for k, s in r.seats.items()}
     d["fees"] = [vars(f).copy() for f in r.fees]
     d["jackpot"] = [line.as_dict() for line in r.jackpot]
+    d["backlines"] = [vars(b).copy() for b in r.backlines]
     return d
 
 
@@ -363,6 +379,7 @@ def _round_from_dict(d: dict) -> RoundState:
     d["seats"] = {int(k): SeatInRound(**s) for k, s in d["seats"].items()}
     d["fees"] = [FeeLine(**f) for f in d["fees"]]
     d["jackpot"] = [FundLine(**line) for line in d.get("jackpot", [])]
+    d["backlines"] = [BacklineInRound(**b) for b in d.get("backlines", [])]  # states stored before backline have none
     return RoundState(**d)
 
 
@@ -669,6 +686,10 @@ def _wager(step: _Step) -> dict:
     seat, player = step.occupied_seat()
     if seat == rnd.pd_seat:
         raise CommandError("seat_is_player_dealer", f"seat {seat} is the player-dealer and posts the bank, not wagers")
+    bettor = next((b for b in rnd.backlines if same_person(b.bettor, player)), None)
+    if bettor is not None:
+        # One spot per person per round: a bettor who sat down may not wager too (game-rules 12).
+        raise CommandError("wrong_state", f"{player} has a backline wager behind seat {bettor.seat} in this round")
     ante = step.amount("ante", required=True)
     blind = step.amount("blind", required=False) or ante
     if blind != ante:
@@ -722,6 +743,71 @@ def _withdraw(step: _Step) -> dict:
     seat, _ = step.occupied_seat()
     if rnd.seats.pop(seat, None) is None:
         raise CommandError("not_in_round", f"seat {seat} has no wager to withdraw")
+    if step.game.config.backline is None:
+        return {}
+    # The wagers behind the seat go back with it (game-rules 12), each recorded.
+    returned = rnd.behind(seat)
+    rnd.backlines = [b for b in rnd.backlines if b.seat != seat]
+    for b in returned:
+        step.emit(BacklineChanged(rnd.number, seat, b.bettor, "returned", b.ante, b.blind, b.trips))
+    return {"backline_returned": [b.bettor for b in returned]}
+
+
+def _backline_target(step: _Step) -> tuple[RoundState, int, str]:
+    """The checks both backline commands share, in the order docs/commands.md gives: the
+    command's seat and bettor, then the round is betting. (seat, bettor as printed)."""
+    seat = step.seat()
+    raw = step.command.get("bettor")
+    bettor = checked_script(checked_text("bettor", printed(raw) if isinstance(raw, str) else raw))
+    rnd = step.round("betting")
+    return rnd, seat, bettor
+
+
+def _backline_wager(step: _Step) -> dict:
+    """A bettor's wager behind a seat (game-rules 12): Ante and Blind equal, Trips if the
+    table's backline takes it. Betting again behind the same seat replaces the wager and
+    keeps its place in the settlement order."""
+    game = step.game
+    offer, limits = game.config.backline, game.config.limits
+    rnd, seat, bettor = _backline_target(step)
+    seat, player = step.occupied_seat(seat)
+    if seat == rnd.pd_seat:
+        raise CommandError("seat_is_player_dealer", f"seat {seat} is the player-dealer: no backline behind the bank")
+    if seat not in rnd.seats:
+        raise CommandError("not_in_round", f"seat {seat}'s player has not wagered: a backline goes behind a wager")
+    seated = next((p for p in game.occupants.values() if same_person(p, bettor)), None)
+    if seated is not None:
+        raise CommandError("player_already_seated", f"{bettor} is seated at this table (as {seated}): one spot per person")
+    mine = next((b for b in rnd.backlines if same_person(b.bettor, bettor)), None)
+    if mine is not None and mine.seat != seat:
+        raise CommandError("wrong_state", f"{bettor} already has a backline wager behind seat {mine.seat}")
+    if mine is None and len(rnd.behind(seat)) >= offer.max_per_seat:
+        raise CommandError("wrong_state", f"seat {seat} already carries {offer.max_per_seat} backline wagers, the most allowed")
+    if step.command.get("trips") is not None and not offer.trips:
+        raise CommandError("invalid_command", "this table's backline wagers take no Trips")
+    ante = step.amount("ante", required=True)  # absent: invalid_command, before any amount is read
+    trips = step.amount("trips", required=False) or 0
+    _check_limits("Ante", ante, limits.ante_min, limits.ante_max)
+    if trips:
+        _check_limits("Trips", trips, limits.trips_min, limits.trips_max)
+    if mine is not None:
+        bettor = mine.bettor  # the id as first given, for one person's lines under one name
+        mine.ante, mine.blind, mine.trips = ante, ante, trips
+    else:
+        rnd.backlines.append(BacklineInRound(seat, bettor, ante, ante, trips))
+    step.emit(BacklineChanged(rnd.number, seat, bettor, "replaced" if mine else "placed", ante, ante, trips))
+    return {}
+
+
+def _backline_withdraw(step: _Step) -> dict:
+    """A bettor takes their backline wager back before no more bets; betting again later
+    places it last."""
+    rnd, seat, bettor = _backline_target(step)
+    mine = next((b for b in rnd.behind(seat) if same_person(b.bettor, bettor)), None)
+    if mine is None:
+        raise CommandError("not_in_round", f"{bettor} has no backline wager behind seat {seat}")
+    rnd.backlines.remove(mine)
+    step.emit(BacklineChanged(rnd.number, seat, mine.bettor, "withdrawn", mine.ante, mine.blind, mine.trips))
     return {}
 
 
@@ -737,13 +823,20 @@ def _no_more_bets(step: _Step) -> dict:
         PlayerWager(s.seat, s.player, s.ante, s.blind, s.trips, s.bad_beat, s.pairs, s.progressive)
         for s in _by_seat(rnd)
     ]
-    rnd.fees = assess_fees(game.config.fee_schedule, pd_seat=rnd.pd_seat, pd_player=rnd.pd_player, wagers=wagers)
+    backlines = {
+        s.seat: [PlayerWager(b.seat, b.bettor, b.ante, b.blind, b.trips, bettor=b.bettor) for b in rnd.behind(s.seat)]
+        for s in _by_seat(rnd)
+    }
+    # The fee schedule sees each seat's wager followed by the bettors behind it (game-rules 12).
+    assessed = [w2 for w in wagers for w2 in (w, *backlines[w.seat])]
+    rnd.fees = assess_fees(game.config.fee_schedule, pd_seat=rnd.pd_seat, pd_player=rnd.pd_player, wagers=assessed)
     step.emit(
         BetsClosed(
             rnd.number,
             rnd.deck,
             tuple(wagers),
             tuple(rnd.fees),
+            tuple(b for b in assessed if b.bettor is not None),
         )
     )
     result = {"deck": rnd.deck, "fees": [f.as_dict() for f in rnd.fees]}
@@ -814,6 +907,16 @@ def _decide(step: _Step, action: str) -> dict:
         entry.folded = True
     rnd.decisions_made += 1
     step.emit(Decided(rnd.number, entry.seat, entry.player, street, action, amount))
+    for b in rnd.behind(entry.seat):
+        # The seat decides for its bettors at the same moment: Play k x their own Ante.
+        b_amount = 0
+        if action == "play":
+            b.play = b_amount = play_amount(step.command["multiple"], b.ante)
+        elif action == "check":
+            b.checked.append(street)
+        else:
+            b.folded = True
+        step.emit(Decided(rnd.number, entry.seat, b.bettor, street, action, b_amount, bettor=b.bettor))
     return {}
 
 
@@ -943,6 +1046,10 @@ def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
         )
         for s in _by_seat(rnd)
     ]
+    holes = {s.seat: tuple(s.hole) if s.hole else None for s in rnd.seats.values()}
+    backlines = [
+        PlayerHand(b.seat, b.bettor, b.ante, b.blind, b.trips, b.play, b.folded, holes[b.seat]) for b in rnd.backlines
+    ]
     return settle(
         bank=rnd.bank,
         pd_seat=rnd.pd_seat,
@@ -953,6 +1060,7 @@ def _settlement(game: TableGame, rnd: RoundState) -> Settlement:
         seat_count=game.config.seats,
         paytable=game.config.paytable,
         side_bets=game.config.side_bets,
+        backlines=backlines,
     )
 
 
@@ -961,7 +1069,13 @@ def fee_refunds(fees, settlement: Settlement) -> list:
     the bank could not act on (game-rules section 9). `fees` are the round's fee lines,
     or any objects with `payer` and `seat` (the audit passes the stored ones)."""
     dead = set(settlement.dead_seats)
-    return [f for f in fees if f.payer == "player" and f.seat in dead]
+    dead_backlines = set(settlement.dead_backlines)
+    return [
+        f
+        for f in fees
+        if (f.payer == "player" and f.seat in dead)
+        or (f.payer == "backline" and (f.seat, getattr(f, "bettor", None)) in dead_backlines)
+    ]
 
 
 def _settlement_result(
@@ -973,9 +1087,14 @@ def _settlement_result(
     the meter after them."""
     result = {
         **settlement.as_dict(rnd.number),
-        "fee_refunds": [{"seat": f.seat, "amount": f.amount} for f in refunds],
+        "fee_refunds": [
+            {"seat": f.seat, "amount": f.amount, **({"bettor": f.bettor} if f.bettor is not None else {})}
+            for f in refunds
+        ],
         "shown": rnd.showdown_seats(),
     }
+    if game.config.backline is not None:
+        result.setdefault("backline", [])  # the bettors' nets; a seat's `net` is its player's own
     progressive = game.config.side_bets.progressive
     if progressive is not None:
         result["progressive"] = sidebets.award_dicts(awards)
@@ -1049,6 +1168,8 @@ _HANDLERS = {
     "open_round": _open_round,
     "wager": _wager,
     "withdraw": _withdraw,
+    "backline_wager": _backline_wager,
+    "backline_withdraw": _backline_withdraw,
     "no_more_bets": _no_more_bets,
     "deal": _deal,
     "check": lambda step: _decide(step, "check"),
@@ -1065,6 +1186,8 @@ _HANDLERS = {
 FUND_COMMANDS = {"no_more_bets", "showdown", "settle", "void_round", "confirm_award"}
 
 COMMAND_TYPES = tuple(_HANDLERS)
+# The commands a table without backline refuses before anything else (docs/commands.md).
+BACKLINE_COMMANDS = {"backline_wager", "backline_withdraw"}
 # The fields each command takes (docs/commands.md); any other is refused as invalid_command.
 COMMAND_FIELDS = {
     "sit": {"seat", "player", "tppp"},
@@ -1076,6 +1199,8 @@ COMMAND_FIELDS = {
     "open_round": {"bank"},
     "wager": {"seat", "ante", "blind", "trips", "bad_beat", "pairs", "progressive"},
     "withdraw": {"seat"},
+    "backline_wager": {"seat", "bettor", "ante", "trips"},
+    "backline_withdraw": {"seat", "bettor"},
     "no_more_bets": set(),
     "deal": {"cards"},
     "check": {"seat"},

@@ -24,16 +24,17 @@ from tests.engine.helpers import (
     wager,
 )
 
-LINE = re.compile(r"^(\d+) (ante|play|blind|trips|bad_beat|pairs) (\d+) -> (win|lose|push|no_action) (\d+)(?: \((\d+)\))?$")
+LINE = re.compile(r"^(\d+)(?:/(\S+))? (ante|play|blind|trips|bad_beat|pairs) (\d+) -> (win|lose|push|no_action) (\d+)(?: \((\d+)\))?$")
 
 
 def lines(*texts: str) -> list[dict]:
-    """Settlement lines from `4 play 4000 -> win 4000` / `3 play 1000 -> win 250 (750)`."""
+    """Settlement lines from `4 play 4000 -> win 4000` / `3 play 1000 -> win 250 (750)`;
+    a backline line names its bettor after the seat: `2/B-1 ante 500 -> win 500`."""
     out = []
     for text in texts:
         m = LINE.match(text)
         assert m, f"bad expected line {text!r}"
-        seat, kind, stake, result, amount, uncovered = m.groups()
+        seat, bettor, kind, stake, result, amount, uncovered = m.groups()
         out.append(
             {
                 "seat": int(seat),
@@ -42,6 +43,7 @@ def lines(*texts: str) -> list[dict]:
                 "result": result,
                 "amount": int(amount),
                 "uncovered": int(uncovered or 0),
+                **({"bettor": bettor} if bettor else {}),
             }
         )
     return out
@@ -254,6 +256,58 @@ def test_example_c_pd_reaches_win_cap(mode):
         {"seat": 2, "amount": 100},
     ]
     assert_conserved(s)
+
+
+def backline(seat: int, bettor: str, ante: int, trips: int | None = None) -> dict:
+    command = {"type": "backline_wager", "seat": seat, "bettor": bettor, "ante": ante}
+    if trips:
+        command["trips"] = trips
+    return command
+
+
+# Example E's cards (game-rules 12 gives the hands, not the cards): the PD pairs its king,
+# seat 2's seven cards make a heart flush.
+EXAMPLE_E = {
+    "board": ["2h", "7h", "9h", "Kc", "4d"],
+    "pd_hole": ["Ks", "3c"],
+    "holes": {2: ["Ah", "5h"]},
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_example_e_backline_and_the_bank_running_out(mode):
+    nmb, _, s = play_example(
+        mode=mode,
+        pd_seat=1,
+        bank=10000,
+        wagers=[wager(2, 1000), backline(2, "B-1", 500, trips=500), backline(2, "B-2", 2000)],
+        preflop=[decide(2, "play", 4)],
+        flop=[],
+        river=[],
+        seats=6,
+        table={"backline": {"max_per_seat": 2, "trips": True}},
+        fees=None,
+        **EXAMPLE_E,
+    )
+    assert nmb["fees"] == []
+    assert s["player_dealer"]["hand"] == "one_pair" and s["player_dealer"]["qualifies"]
+    assert s["lines"] == lines(
+        "2 ante 1000 -> win 1000",
+        "2 play 4000 -> win 4000",
+        "2 blind 1000 -> win 1500",
+        "2/B-1 ante 500 -> win 500",
+        "2/B-1 play 2000 -> win 2000",
+        "2/B-1 blind 500 -> win 750",
+        "2/B-1 trips 500 -> win 250 (3250)",
+        "2/B-2 ante 2000 -> no_action 0",
+        "2/B-2 play 8000 -> no_action 0",
+        "2/B-2 blind 2000 -> no_action 0",
+    )
+    assert nets(s) == {2: 6500}
+    assert s["backline"] == [{"seat": 2, "bettor": "B-1", "net": 3500}, {"seat": 2, "bettor": "B-2", "net": 0}]
+    assert (s["bank"], s["pd_net"], s["balance"], s["exhausted"]) == (10000, -10000, 0, True)
+    # Chips conserved: the seats' nets, the bettors' nets and the PD's net sum to zero.
+    assert sum(nets(s).values()) + sum(b["net"] for b in s["backline"]) + s["pd_net"] == 0
 
 
 # --- worked by hand from sections 6 and 7 -------------------------------------------------------

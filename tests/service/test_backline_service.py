@@ -1,0 +1,144 @@
+"""Backline wagers through the command service on PostgreSQL (game-rules 12): worked example
+E by `manage.py replay` and live, the records (wagers, decisions, settlement lines and the
+collection log naming each bettor), the re-decided round, a void's refunds, a correction
+reversing the bettors' nets, and a table without backline refusing them."""
+
+import pytest
+
+from collections_fees.models import CollectionEntry
+from rounds.audit import round_verify, rounds_to_verify
+from rounds.models import Decision, Round, SettlementLine, Wager
+from tables.models import Table
+from tables.services import round_correct, table_create
+from tests.engine.helpers import ONE_RATE_FEES
+from tests.engine.test_worked_examples import EXAMPLE_E, backline, lines
+from tests.service.conftest import run, run_ok
+from tests.service.test_replay import replay
+
+E_TABLE = {"name": "UTH-E", "seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}
+E_COMMANDS = [
+    {"type": "sit", "seat": 1, "player": "P-1"},
+    {"type": "sit", "seat": 2, "player": "P-2"},
+    {"type": "offer_bank", "seat": 1},
+    {"type": "accept_bank", "seat": 1},
+    {"type": "open_round", "bank": 10000},
+    {"type": "wager", "seat": 2, "ante": 1000},
+    backline(2, "B-1", 500, trips=500),
+    backline(2, "B-2", 2000),
+    {"type": "no_more_bets"},
+    {"type": "play", "seat": 2, "multiple": 4},
+    {"type": "flop", "cards": EXAMPLE_E["board"][:3]},
+    {"type": "turn_river", "cards": EXAMPLE_E["board"][3:]},
+    {"type": "showdown", "player_dealer": EXAMPLE_E["pd_hole"], "hands": {"2": EXAMPLE_E["holes"][2]}},
+    {"type": "settle"},
+]
+E_LINES = lines(
+    "2 ante 1000 -> win 1000",
+    "2 play 4000 -> win 4000",
+    "2 blind 1000 -> win 1500",
+    "2/B-1 ante 500 -> win 500",
+    "2/B-1 play 2000 -> win 2000",
+    "2/B-1 blind 500 -> win 750",
+    "2/B-1 trips 500 -> win 250 (3250)",
+    "2/B-2 ante 2000 -> no_action 0",
+    "2/B-2 play 8000 -> no_action 0",
+    "2/B-2 blind 2000 -> no_action 0",
+)
+
+
+def e_table(**extra):
+    config = {k: v for k, v in E_TABLE.items() if k != "name"}
+    return table_create(name="E", config={**config, **extra}, created_by="test")
+
+
+@pytest.mark.django_db
+def test_replay_reproduces_example_e(monkeypatch):
+    results = replay({"table": E_TABLE, "commands": E_COMMANDS}, monkeypatch)["results"]
+    assert all(r["ok"] for r in results), results
+    settled = results[-1]
+    assert settled["lines"] == E_LINES
+    assert settled["backline"] == [{"seat": 2, "bettor": "B-1", "net": 3500}, {"seat": 2, "bettor": "B-2", "net": 0}]
+    assert [(s["seat"], s["net"]) for s in settled["seats"]] == [(2, 6500)]
+    assert (settled["pd_net"], settled["balance"], settled["exhausted"]) == (-10000, 0, True)
+    assert not Round.objects.exists()
+
+
+@pytest.mark.django_db
+def test_replay_refuses_backline_where_the_table_offers_none(monkeypatch):
+    table = {k: v for k, v in E_TABLE.items() if k != "backline"}
+    results = replay({"table": table, "commands": E_COMMANDS}, monkeypatch)["results"]
+    refused = [r["error"]["code"] for c, r in zip(E_COMMANDS, results) if c["type"] == "backline_wager"]
+    assert refused == ["wrong_state", "wrong_state"]
+
+
+@pytest.mark.django_db
+def test_example_e_live_is_recorded_bettor_by_bettor_and_re_decided_the_same():
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    results = run_ok(table, *E_COMMANDS)
+    assert results[-1]["lines"] == E_LINES
+    rnd = Round.objects.get(table=table)
+    wagers = list(Wager.objects.filter(round=rnd).order_by("id").values_list("seat", "bettor", "backline", "kind", "amount"))
+    assert wagers == [
+        (2, "", False, "ante", 1000), (2, "", False, "blind", 1000),
+        (2, "B-1", True, "ante", 500), (2, "B-1", True, "blind", 500), (2, "B-1", True, "trips", 500),
+        (2, "B-2", True, "ante", 2000), (2, "B-2", True, "blind", 2000),
+        (2, "", False, "play", 4000), (2, "B-1", True, "play", 2000), (2, "B-2", True, "play", 8000),
+    ]
+    decisions = list(Decision.objects.filter(round=rnd).order_by("id").values_list("player", "bettor", "action", "amount"))
+    assert decisions == [("P-2", "", "play", 4000), ("B-1", "B-1", "play", 2000), ("B-2", "B-2", "play", 8000)]
+    stored = [
+        {"seat": l.seat, "wager": l.wager, "stake": l.stake, "result": l.result, "amount": l.amount,
+         "uncovered": l.uncovered, **({"bettor": l.bettor} if l.backline else {})}
+        for l in SettlementLine.objects.filter(round=rnd).order_by("order")
+    ]
+    assert stored == E_LINES
+    # The collection log: one fee per bettor (payer role backline), B-2's refunded (dead hand).
+    log = list(CollectionEntry.objects.filter(round=rnd).order_by("seq").values_list("kind", "seat", "payer", "player", "amount"))
+    assert log == [
+        ("fee", 1, "player_dealer", "P-1", 150), ("fee", 2, "player", "P-2", 100),
+        ("fee", 2, "backline", "B-1", 100), ("fee", 2, "backline", "B-2", 100),
+        ("refund", 2, "backline", "B-2", 100),
+    ]
+    assert results[-1]["fee_refunds"] == [{"seat": 2, "amount": 100, "bettor": "B-2"}]
+    (again,) = rounds_to_verify().filter(table=table)
+    assert round_verify(again) == []
+
+
+@pytest.mark.django_db
+def test_a_void_refunds_each_bettors_fee():
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    run_ok(table, *E_COMMANDS[:9])
+    result = run_ok(table, {"type": "void_round", "reason": "misdeal", "approved_by": "SUP-1"})[0]
+    assert [(r["payer"], r.get("bettor")) for r in result["refunds"]] == [
+        ("player_dealer", None), ("player", None), ("backline", "B-1"), ("backline", "B-2"),
+    ]
+    refunds = CollectionEntry.objects.filter(round__table=table, kind="refund", payer="backline")
+    assert sorted(refunds.values_list("player", flat=True)) == ["B-1", "B-2"]
+
+
+@pytest.mark.django_db
+def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user_model):
+    from tables.models import Approval
+
+    table = e_table()
+    run_ok(table, *E_COMMANDS)
+    approval = Approval.objects.create(
+        table=table, kind="correction", round_number=1, payload={"reason": "wrong cards"},
+        requested_by=django_user_model.objects.create(username="sam"), requested_role="supervisor",
+        requested_at=Round.objects.get().opened_at,
+    )
+    correction = round_correct(approval=approval)
+    reversal = correction.reversal
+    assert reversal["backline"] == [{"seat": 2, "bettor": "B-1", "amount": -3500}, {"seat": 2, "bettor": "B-2", "amount": 0}]
+    total = sum(s["amount"] for s in reversal["seats"]) + sum(b["amount"] for b in reversal["backline"])
+    assert total + reversal["player_dealer"]["amount"] == 0
+
+
+@pytest.mark.django_db
+def test_a_refused_backline_command_records_nothing():
+    table = e_table()
+    run_ok(table, *E_COMMANDS[:6])
+    before = Table.objects.get(pk=table.pk).state
+    (refused,) = run(table, backline(2, "P-1", 500))
+    assert refused["error"]["code"] == "player_already_seated"
+    assert Table.objects.get(pk=table.pk).state == before
