@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0013_table_config_approved'),
+        ('tables', '0014_table_retired_status_changes'),
     ]
 
     operations = [
