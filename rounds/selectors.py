@@ -92,11 +92,27 @@ CARD_SHOWN = (
 #   decisions   "seat:street:action:cents" in the order they were made
 #   player_hole "seat:card card" per seat, ";" between seats
 #   settlement  "seat:wager:stake:result:amount:uncovered" in settlement order
+def _spot(alias: str) -> str:
+    """SQL naming whose an item of a list column is: the seat, or for a backline bettor's
+    (game-rules 12) `seat/bettor`, the bettor's id percent-escaped where it holds a
+    separator of the encoding (% space : ; /), so every item still splits the same way."""
+    bettor = f"{alias}.bettor"
+    # chr(37) is "%": a literal one would read as a placeholder to the query's parameters.
+    for char, code in (("chr(37)", "chr(37) || '25'"), ("' '", "chr(37) || '20'"), ("':'", "chr(37) || '3A'"),
+                       ("';'", "chr(37) || '3B'"), ("'/'", "chr(37) || '2F'")):
+        bettor = f"replace({bettor}, {char}, {code})"
+    return f"({alias}.seat || CASE WHEN {alias}.bettor <> '' THEN '/' || {bettor} ELSE '' END)"
+
+
 ROUND_LISTS = f"""
-    (SELECT string_agg(w.seat || ':' || w.kind || ':' || w.amount, ' '
-                       ORDER BY w.seat, array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
+    (SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
+                       -- the seat's own, then each bettor in the order they first wagered
+                       ORDER BY w.seat, w.backline,
+                                (SELECT min(f.id) FROM {WAGER} f
+                                  WHERE f.round_id = w.round_id AND f.seat = w.seat AND f.bettor = w.bettor),
+                                array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
        FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
-    (SELECT string_agg(d.seat || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
+    (SELECT string_agg({_spot('d')} || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
        FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
     (SELECT string_agg(c.card, ' ' ORDER BY c.index)
        FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community' AND {CARD_SHOWN}) AS community,
@@ -107,7 +123,7 @@ ROUND_LISTS = f"""
                FROM {CARD} c
               WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer') AND {CARD_SHOWN}
               GROUP BY c.position) h) AS player_hole,
-    (SELECT string_agg(l.seat || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
+    (SELECT string_agg({_spot('l')} || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
                        || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
        FROM {LINE} l WHERE l.round_id = r.id) AS settlement_lines,
 """

@@ -142,3 +142,31 @@ def test_a_refused_backline_command_records_nothing():
     (refused,) = run(table, backline(2, "P-1", 500))
     assert refused["error"]["code"] == "player_already_seated"
     assert Table.objects.get(pk=table.pk).state == before
+
+
+@pytest.mark.django_db
+def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
+    """The rounds export's list columns tell a bettor's wagers, decisions and lines from the
+    seat's own: `seat/bettor` in place of the seat, the id escaped where it holds one of
+    the encoding's separators (here a space and a colon)."""
+    from django.db import connection
+
+    from collections_fees.selectors import Filters
+    from rounds.selectors import round_history_query
+
+    odd = "B 1:x"
+    table = e_table()
+    run_ok(table, *({**c, "bettor": odd} if c.get("bettor") == "B-1" else c for c in E_COMMANDS))
+    query = round_history_query(Filters(table=table.pk))
+    with connection.cursor() as cursor:
+        cursor.execute(query.sql, query.params)
+        row = dict(zip([c.name for c in cursor.description], cursor.fetchone()))
+    spot = "2/B%201%3Ax"
+    assert row["wagers"].split(" ") == [
+        "2:ante:1000", "2:blind:1000", "2:play:4000",
+        f"{spot}:ante:500", f"{spot}:blind:500", f"{spot}:trips:500", f"{spot}:play:2000",
+        "2/B-2:ante:2000", "2/B-2:blind:2000", "2/B-2:play:8000",
+    ]
+    assert f"{spot}:preflop:play:2000" in row["decisions"].split(" ")
+    settled = [item.split(":")[0] for item in row["settlement_lines"].split(" ")]
+    assert settled == ["2", "2", "2", spot, spot, spot, spot, "2/B-2", "2/B-2", "2/B-2"]
