@@ -126,6 +126,9 @@ def test_two_tables_offer_side_bets_one_a_progressive_with_its_jackpot_box_one_t
     under_policy = [name for name, c in configs.items() if c.rotation_policy is not None]
     assert under_policy == ["Demo UTH-5"]
     assert Table.objects.get(name="Demo UTH-5").state["config"]["rotation_policy"]["offer_every_round"] is True
+    with_backline = [name for name, c in configs.items() if c.backline]
+    assert with_backline == ["Demo UTH-4"]
+    assert Table.objects.get(name="Demo UTH-4").state["config"]["backline"] == {"max_per_seat": 2, "trips": True}
 
 
 def verify_offline(manifest) -> str:

@@ -78,9 +78,9 @@ DEMO_TABLES = {
         {1: "P-301", 3: "P-303", 5: "P-305", 7: "P-307"},
         3,
     ),
-    "Demo UTH-4": (
+    "Demo UTH-4": (  # backline wagers behind the seats (game-rules 12), Trips too
         {"seats": 8, "paytable": "UTH-04", "limits": LIMITS, "dealing": "shuffler", "fee_schedule": FEES,
-         "max_consecutive_banks": 1},
+         "max_consecutive_banks": 1, "backline": {"max_per_seat": 2, "trips": True}},
         {2: "P-402", 3: "P-403", 4: "P-404", 6: "P-406", 8: "P-408"},
         4,
     ),
