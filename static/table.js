@@ -309,15 +309,14 @@
     switch (c.type) {
       case "wager": return `Bet ${money(c.ante)}${c.trips ? ` + Trips ${money(c.trips)}` : ""}`;
       case "play": return `Play ${c.multiple}×`;
-      default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replace("_", " ");
+      default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replaceAll("_", " ");
     }
   }
   const queuedAt = (n) => outbox.filter((entry) => entry.command.seat === n);
 
-  // The pre-flop decisions before `deal` are taken only once the dealer says the cards
-  // were dealt by hand (view: `owes` without `owes_now`).
-  let handDealtRound = null;
-  const decidesNow = (seat) => seat.owes_now || (seat.owes && handDealtRound === (game().round || {}).number);
+  // A seat decides now when the cards are out: dealt by the software, or dealt by hand
+  // once the dealer said so (`deal_by_hand`, kept in the table's state: view.owes_now).
+  const decidesNow = (seat) => seat.owes_now;
 
   function seatHead(seat) {
     const badges = [];
@@ -328,7 +327,8 @@
       h("span", { class: "player" }, seat.player || "empty"), ...badges);
   }
   const seatWagers = (seat) => seat.wager ? h("div", { class: "wagers" }, wagerLine(seat.wager)) : null;
-  const seatDecision = (seat) => seat.wager ? h("div", { class: "decision-state" }, decisionText(seat.wager, seat.owes)) : null;
+  // "To decide" only once the cards are out (owes_now): before the deal nobody decides yet.
+  const seatDecision = (seat) => seat.wager ? h("div", { class: "decision-state" }, decisionText(seat.wager, seat.owes_now)) : null;
   const seatHole = (seat) => seat.wager && seat.wager.hole
     ? h("div", { class: "hole" }, ...seat.wager.hole.map((c) => cardEl(showHoles() ? c : null))) : null;
   function seatQueued(seat) {
@@ -518,13 +518,11 @@
         button("No more bets", { type: "no_more_bets" })];
     },
     deal(next) {
-      const round = game().round.number;
       return [collectionPanel(),
         say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand."),
         h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
           h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`),
-          handDealtRound === round ? null
-            : h("button", { class: "secondary", onclick: () => { handDealtRound = round; render(); } }, "Dealt by hand: take decisions"))];
+          button("Dealt by hand: take decisions", { type: "deal_by_hand" }, "secondary deal-by-hand"))];
     },
     decisions(next) {
       const out = [say(`Waiting for decisions: seat${next.pending.length > 1 ? "s" : ""} ${next.pending.join(", ")}.`)];

@@ -137,8 +137,8 @@ def _seat_view(game: TableGame, n: int) -> dict:
     else:
         role = "player"
     owes = bool(entry and rnd.phase in _DECISIONS and entry.owes_decision(rnd.phase))
-    # Before `deal` a pre-flop decision is taken only when the cards are dealt by hand
-    # (the tablet asks which first): `owes_now` is a decision owed with the cards out.
+    # Before `deal` a pre-flop decision is taken only once the dealer says the cards were
+    # dealt by hand (`deal_by_hand`): `owes_now` is a decision owed with the cards out.
     owes_now = owes and not rnd.can_deal
     play_amounts = {}
     # Command templates the tablet offers at this seat; the service has the last word.
@@ -214,7 +214,7 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
     if rnd.can_deal:
         # Either the software shuffles or a shuffler's sequence is entered, or the cards
         # are dealt by hand and entered as they are revealed (docs/commands.md, `deal`).
-        return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
+        return {"step": "deal", "commands": [{"type": "deal"}, {"type": "deal_by_hand"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
     if pending:
         decisions = {"step": "decisions", "pending": pending, "commands": []}
         if rnd.phase in STREET_ACTIONS["check"]:
