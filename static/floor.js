@@ -33,7 +33,7 @@
   function tileEl(r) {
     const pd = r.player_dealer
       ? `Seat ${r.player_dealer.seat} · ${r.player_dealer.player}` +
-        (r.player_dealer.consecutive_banks ? ` (${r.player_dealer.consecutive_banks} in a row)` : "")
+        (r.player_dealer.bank_run ? ` (bank ${r.player_dealer.bank_run.text} in a row)` : "")
       : "—";
     const fact = (cls, label, value) => h("div", { class: `fact ${cls}` }, h("span", { class: "label" }, label), h("span", { class: "value" }, value));
     return h("a", {

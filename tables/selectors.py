@@ -98,12 +98,32 @@ def table_view(state: dict, fund=None) -> dict:
         "next": _awards_to_confirm(game, preview) or _next_step(game, pending),
         "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
         "consecutive_banks": rot.pd_streak,
+        "bank_run": bank_run(game),
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
         "picker": _picker(game, pending),
         "bank_left": bank_left,
         "settlement_preview": preview,
         **_policy_view(game),
     }
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def bank_run(game: TableGame) -> dict | None:
+    """Which bank in a row this is for the player-dealer, against the limit they bank
+    under: during a round the round being banked ("2nd of 2" during the second straight
+    bank; `pd_streak` counts settled rounds only, so it is one short then), between rounds
+    the next one they would bank, or the last one when they are at the limit."""
+    rot = game.rotation
+    if rot.pd_player is None:
+        return None
+    banked = rot.pd_streak
+    n = banked if game.round is None and rot.pd_at_limit else banked + 1
+    limit = 1 if rot.pd_player == rot.one_round else rot.limit
+    return {"bank": n, "of": limit, "text": f"{ordinal(n)} of {limit}"}
 
 
 def _policy_view(game: TableGame) -> dict:
@@ -528,7 +548,8 @@ def _floor_row(table, now, fees_today, rounds, tablets, failing=None, approvals=
         "street": game.phase,
         "round": rnd.number if rnd else None,
         "player_dealer": (
-            {"seat": rot.pd_seat, "player": rot.pd_player, "consecutive_banks": rot.pd_streak}
+            {"seat": rot.pd_seat, "player": rot.pd_player, "consecutive_banks": rot.pd_streak,
+             "bank_run": bank_run(game)}
             if rot.pd_seat is not None
             else None
         ),

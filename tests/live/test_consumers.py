@@ -371,7 +371,8 @@ def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie
         assert len(rows) < len(commands) or elapsed > len(commands) * WINDOW
         last = rows[-1]
         assert last["street"] == "betting" and last["round"] == 1 and last["bank_left"] == 100000
-        assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0}
+        assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0,
+                                         "bank_run": {"bank": 1, "of": 2, "text": "1st of 2"}}
         assert last["seated"] == 3 and last["open"] is True
         assert [a["kind"] for a in last["alerts"]] == ["tablet_disconnected"]
         await floor.disconnect()
