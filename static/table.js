@@ -879,10 +879,17 @@
     else localStorage.removeItem(VOID_KEY);
   }
 
+  // The pending request is the table's (snapshot.void_request, tables.selectors.pending_void):
+  // every browser of the table shows it, and follows its fate as the one that asked does.
   function voidPanel() {
-    if (voidRequest) {
-      return h("div", { class: "void-request", "data-approval": voidRequest.approval },
-        h("strong", {}, "Void requested"), ` for round ${voidRequest.round}: waiting for a supervisor on the floor.`);
+    const pending = snapshot.void_request;
+    if (pending && (!voidRequest || voidRequest.approval !== pending.approval)) {
+      keepVoidRequest({ approval: pending.approval, round: pending.round });
+    }
+    const shown = pending || voidRequest;
+    if (shown) {
+      return h("div", { class: "void-request", "data-approval": shown.approval },
+        h("strong", {}, "Void requested"), ` for round ${shown.round}${pending ? ` by ${pending.requested_by}` : ""}: waiting for a supervisor on the floor.`);
     }
     if (!game().round) return null;
     return h("div", { class: "row void" }, h("button", { class: "danger quiet", onclick: openVoid }, "Request a void…"));

@@ -2,7 +2,7 @@
 commands to the one command service (tables.services.command_execute).
 
 Protocol, server to client (every message a JSON object with a `type`):
-  {"type": "snapshot", "snapshot": {...}}          on connect and on request
+  {"type": "snapshot", "snapshot": {...}}          on connect, on request, and when a void request is made or refused
   {"type": "event", "seq": n, "command_type", "result", "snapshot"}  each accepted command
   {"type": "result", "id", "result", "version", "replayed"}         answer to a command
   floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "rows", "rows": [...]}
@@ -44,7 +44,7 @@ from . import events, presence
 from .models import Table
 from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
-from .visibility import LIVE, TABLET, event_for
+from .visibility import LIVE, TABLET, event_for, snapshot_for
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -275,6 +275,9 @@ class TableConsumer(_LoggedInConsumer):
     async def table_changed(self, message):
         # The group's message has every card; this socket sends what its viewer may see.
         await self.send_json(event_for(message, self.audience))
+
+    async def table_refreshed(self, message):
+        await self.send_json({"type": "snapshot", "snapshot": snapshot_for(message["snapshot"], self.audience)})
 
 
 class FloorConsumer(_LoggedInConsumer):

@@ -50,7 +50,24 @@ def server_snapshot(table: Table) -> dict:
         "view": table_view(table.state, fund=_fund_for_preview(table.state)),
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
         "boxes": boxes_now([table])[table.pk],
+        "void_request": pending_void(table),
     }
+
+
+def pending_void(table: Table) -> dict | None:
+    """The void asked for the round in progress and not yet decided: part of the table's
+    state, so every browser of the table shows it (and none offers to ask again)."""
+    current = (table.state.get("round") or {}).get("number")
+    if current is None:
+        return None
+    request = (
+        Approval.objects.filter(table=table, kind="void", round_number=current, decision__isnull=True)
+        .select_related("requested_by").order_by("pk").first()
+    )
+    if request is None:
+        return None
+    return {"approval": request.pk, "round": current, "requested_by": request.requested_by.username,
+            "reason": request.payload.get("reason", "")}
 
 
 def _fund_for_preview(state: dict):

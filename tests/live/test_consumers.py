@@ -466,3 +466,39 @@ def test_the_floor_is_live_on_the_in_memory_layer_too(session_cookie, settings):
 
     asyncio.run(scenario())
     connection.close()
+
+
+def test_a_void_request_reaches_every_screen_of_the_table_and_leaves_it_when_refused(session_cookie, dealer, django_user_model):
+    """A pending void is the table's, not one browser's: the sockets open on the table get
+    a fresh snapshot naming it (no new seq), and another when a supervisor refuses it."""
+    from django.contrib.auth.models import Group
+
+    from cardroom.access import Actor
+    from tables.approvals import approval_decide, approval_request
+
+    other = django_user_model.objects.create_user(username="other-sup", password="pw")
+    other.groups.add(Group.objects.get_or_create(name="supervisor")[0])
+
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED, {"type": "open_round", "bank": 100000}, {"type": "wager", "seat": 2, "ante": 500},
+                   {"type": "no_more_bets"})
+        screens = [socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie), socket(f"/ws/tables/{table.pk}/", session_cookie)]
+        for screen in screens:
+            assert (await screen.connect(timeout=TIMEOUT))[0]
+            first = await screen.receive_json_from(timeout=TIMEOUT)
+            assert first["snapshot"]["void_request"] is None
+        approval = await sync_to_async(lambda: approval_request(
+            actor=Actor.of(dealer), table_id=table.pk, kind="void", payload={"reason": "card exposed"}))()
+        for screen in screens:
+            (pushed,) = await receive_until(screen, lambda m: m["type"] == "snapshot")
+            assert pushed["snapshot"]["void_request"] == {
+                "approval": approval.pk, "round": 1, "requested_by": "dealer", "reason": "card exposed"}
+            assert pushed["snapshot"]["version"] == first["snapshot"]["version"]  # no command, no new seq
+        await sync_to_async(lambda: approval_decide(approval_id=approval.pk, decider=Actor.of(other), approve=False, via="device"))()
+        for screen in screens:
+            (pushed,) = await receive_until(screen, lambda m: m["type"] == "snapshot")
+            assert pushed["snapshot"]["void_request"] is None
+            await screen.disconnect()
+
+    play(scenario)
