@@ -365,7 +365,11 @@
         } }, input, h("button", { type: "submit" }, "Sit"),
           h("details", { class: "tppp-fields" }, h("summary", {}, "Seat as TPPP"), tppp.badge, tppp.company, tppp.expires)));
       } else if (a.type === "leave" || a.type === "withdraw") {
-        out.push(h("button", { class: "quiet", disabled: waiting, onclick: () => tap({ type: a.type, seat: n }) }, a.type === "leave" ? "Leave" : "Withdraw"));
+        const command = { type: a.type, seat: n };
+        out.push(a.type === "leave"
+          ? h("button", { class: "quiet leave", disabled: waiting, onclick: () => confirmThen(command,
+            `Seat ${n} (${seat.player}) leaves the table?`, "The seat is freed for another player.", "Leave the table") }, "Leave")
+          : h("button", { class: "quiet", disabled: waiting, onclick: () => tap(command) }, "Withdraw"));
       } else if (a.type === "wager") {
         out.push(wagerForm(seat, waiting));
       } else if (decidesNow(seat) && !waiting) {
@@ -464,6 +468,20 @@
     }
   }
 
+  // --- a tap that cannot be taken back is asked twice ---------------------------------------
+  // Leaving, passing the bank and every seat declining change who plays or banks (the last
+  // stops the game): the tablet asks before it sends them, in a dialog sized for a finger.
+  function confirmThen(command, question, consequence, go) {
+    let dialog = $("confirm-dialog");
+    if (!dialog) { dialog = h("dialog", { id: "confirm-dialog", class: "confirm" }); app.append(dialog); }
+    dialog.replaceChildren(h("form", { method: "dialog" },
+      h("h2", {}, question), h("p", {}, consequence),
+      h("menu", {}, h("button", { value: "cancel", class: "secondary" }, "Cancel"),
+        h("button", { value: "go", class: "danger go" }, go))));
+    dialog.onclose = () => { if (dialog.returnValue === "go") tap(command); dialog.returnValue = ""; };
+    dialog.showModal();
+  }
+
   // --- the next action ----------------------------------------------------------------
   function button(label, command, cls = "primary") {
     return h("button", { class: cls, onclick: () => tap(command) }, label);
@@ -482,7 +500,10 @@
         h("ol", { class: "offer-walk" }, ...order),
         h("div", { class: "row wrap" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
           button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary"),
-          next.everyone_declines ? button(`Everyone else declines (seats ${next.walk.join(", ")})`, next.everyone_declines, "secondary everyone-declines") : null)];
+          next.everyone_declines ? h("button", { class: "secondary everyone-declines", onclick: () => confirmThen(next.everyone_declines,
+            `Seats ${next.walk.join(", ")} all decline the bank?`,
+            "Nobody is left to bank: the game stops until the bank is offered again.", "Everyone declines: stop the game") },
+          `Everyone else declines (seats ${next.walk.join(", ")})`) : null)];
     },
     game_ended() {
       return [say("The game has ended: no player other than the TPPP banked within the rotation window. A supervisor starts a new game; then offer the bank again."),
@@ -511,15 +532,17 @@
           localStorage.setItem("cardroom.bank", bank.value);
           tap({ type: "open_round", bank: cents });
         } }, h("label", {}, "Bank $", bank), h("button", { type: "submit", class: "primary" }, "Open round")),
-        h("div", { class: "row" }, button("Pass the bank", { type: "pass_bank" }, "secondary"))];
+        h("div", { class: "row" }, h("button", { class: "secondary pass-bank", onclick: () => confirmThen({ type: "pass_bank" },
+          `Seat ${rot.pd_seat} (${rot.pd_player}) passes the bank?`,
+          "The bank is offered to the next seat clockwise; they do not bank the next round.", "Pass the bank") }, "Pass the bank"))];
     },
     take_wagers() { return [say("Take the wagers at each seat: tap an Ante (the Blind equals it), with Trips typed first if any.")]; },
     no_more_bets() {
       return [say(`${Object.keys(game().round.seats).length} player(s) wagered. More may still bet at their seats.`),
-        button("No more bets", { type: "no_more_bets" })];
+        progressiveDrop(), button("No more bets", { type: "no_more_bets" })];
     },
     deal(next) {
-      return [collectionPanel(),
+      return [collectionPanel(), progressiveDrop(),
         say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand."),
         h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
           h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`),
@@ -562,6 +585,18 @@
     return [say(`${label}: reveal the dealt cards.`), button(label, { type: next.step })];
   }
 
+  // Where the progressive wagers go: into the table's jackpot box (snapshot.boxes, placed
+  // with the configuration that switched the progressive on), never the fee box.
+  function progressiveDrop() {
+    const seats = Object.values(game().round.seats).filter((s) => s.progressive);
+    if (!seats.length) return null;
+    const total = seats.reduce((sum, s) => sum + s.progressive, 0);
+    const box = (snapshot.boxes || {}).jackpot;
+    return h("p", { class: "progressive-drop", "data-box": box || "" },
+      h("strong", {}, `Progressive ${money(total)}`), ` (seat${seats.length > 1 ? "s" : ""} ${seats.map((s) => s.seat).join(", ")}): `,
+      box ? `drop the chips into jackpot box ${box}.` : h("span", { class: "alert" }, "no jackpot box is placed: call a supervisor."));
+  }
+
   // The fees the round owes (assessed by the engine at "no more bets", in seat order, the
   // order the dealer walks the table), with their total.
   function collectionPanel() {
@@ -576,6 +611,9 @@
 
   function renderNext() {
     const next = view().next;
+    // The card picker takes a wider column, one row per suit: all 52 cards and "Confirm
+    // cards" above the fold of a 1280x800 tablet.
+    app.classList.toggle("picking", Boolean(picker));
     const box = picker ? [renderPicker()] : (STEPS[next.step] || (() => []))(next);
     if (isTablet && !picker) box.push(voidPanel());
     const shown = box.filter((el) => el && (isTablet || el.classList.contains("instruction")));
@@ -657,19 +695,31 @@
   }
 
   // Each seat's total, in the engine's order (the first line of each seat): what to pay or
-  // collect in all, the wagers returned and the fee refunded.
+  // collect in all, and beside it every sum the net leaves out, so that no money hides in
+  // the collapsed lines: what the exhausted bank could not pay (uncovered), the wagers
+  // handed back (no action, win cap) and the fee refunded. Integer cents throughout.
   function seatTotals(s) {
     const order = [...new Set(s.lines.map((l) => l.seat))];
     const rank = (seat) => (order.includes(seat) ? order.indexOf(seat) : order.length); // a seat with no line last
     const seats = [...s.seats].sort((a, b) => rank(a.seat) - rank(b.seat));
     const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
     return seats.map((seat) => {
-      const returned = s.lines.filter((l) => l.seat === seat.seat).map(lineAction)
-        .filter((action) => action.kind === "return").reduce((sum, action) => sum + action.amount, 0);
+      const mine = s.lines.filter((l) => l.seat === seat.seat);
+      const uncovered = mine.filter((l) => l.result === "win").reduce((sum, l) => sum + (l.uncovered || 0), 0);
+      // Handed back: a whole stake (no action, or a win-capped wager that collects nothing)
+      // and the part of a losing wager the win cap returns.
+      const returned = mine.reduce((sum, l) => {
+        const action = lineAction(l);
+        if (action.kind === "return") return sum + action.amount;
+        return l.result === "lose" ? sum + (l.uncovered || 0) : sum;
+      }, 0);
       const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
         : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
         : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
-      return { seat, action, refund: refunds.get(seat.seat) || 0 };
+      const notes = [];
+      if (uncovered) notes.push(`${money(uncovered)} uncovered (bank exhausted)`);
+      if (returned && action.kind !== "return") notes.push(`return ${money(returned)}`);
+      return { seat, action, refund: refunds.get(seat.seat) || 0, uncovered, returned, notes };
     });
   }
 
@@ -679,10 +729,11 @@
 
   function settlementView(s, kind) {
     const pd = s.player_dealer;
-    const totals = seatTotals(s).map(({ seat, action, refund }) => h("tr", { class: `total ${action.kind}`, "data-seat": seat.seat },
+    const totals = seatTotals(s).map(({ seat, action, refund, uncovered, returned, notes }) => h("tr", {
+      class: `total ${action.kind}`, "data-seat": seat.seat, "data-uncovered": uncovered, "data-returned": returned },
       h("td", { class: "who" }, h("strong", {}, `Seat ${seat.seat}`), " ", h("span", { class: "player-name" }, seat.player)),
       h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
-      doCell(action, refund ? `refund fee ${money(refund)}` : "")));
+      doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · "))));
     const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
       h("td", { class: "num" }, i + 1), h("td", {}, `Seat ${line.seat}`), h("td", {}, line.wager),
       h("td", { class: "num" }, money(line.stake)), doCell(lineAction(line), lineAction(line).note)));
