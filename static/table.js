@@ -10,7 +10,20 @@
   const isTablet = app.dataset.mode === "tablet";
   const $ = (id) => document.getElementById(id);
 
-  let snapshot = page.snapshot;
+  // Everything this tablet keeps in localStorage is the logged-in person's, under keys
+  // with their user id; someone else's (a hand-over without a logout) is emptied first.
+  const me = page.user_id;
+  if (isTablet) CardroomSession.claim(me);
+  const mine = (what) => `cardroom.${what}.${me}.${page.table}`;
+
+  // The last snapshot seen, kept: a reload with the network down (the page then comes from
+  // the service worker's cache, with the snapshot of when it was cached) draws the newest
+  // one this person saw, marked as not current until the server sends a fresh one.
+  const SNAPSHOT_KEY = mine("snapshot");
+  const keptSnapshot = isTablet ? JSON.parse(localStorage.getItem(SNAPSHOT_KEY) || "null") : null;
+  let snapshot = keptSnapshot && keptSnapshot.version > page.snapshot.version ? keptSnapshot : page.snapshot;
+  let current = false; // the snapshot is the server's latest (a socket's snapshot, and its events since)
+  const keepSnapshot = () => { if (isTablet) localStorage.setItem(SNAPSHOT_KEY, JSON.stringify(snapshot)); };
   let status = "connecting";
   let drawn = false; // the page has been drawn once (the socket reports before that)
   // {kind: "error"|"info", title, detail, code, technical, after}: shown until dismissed or
@@ -21,7 +34,7 @@
   const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
 
   // --- the settlement of the last settled round, kept until the dealer is done ---------
-  const SETTLEMENT_KEY = `cardroom.settlement.${page.table}`;
+  const SETTLEMENT_KEY = mine("settlement");
   let settled = JSON.parse(localStorage.getItem(SETTLEMENT_KEY) || "null");
   function keepSettlement(result) {
     settled = result;
@@ -33,7 +46,7 @@
   // Kept in localStorage, so taps made while the connection is down (or the page was
   // reloaded) are sent on reconnect, in order, one at a time. A resent id is answered
   // once and applied once by the command service.
-  const OUTBOX_KEY = `cardroom.outbox.${page.table}`;
+  const OUTBOX_KEY = mine("outbox");
   let outbox = JSON.parse(localStorage.getItem(OUTBOX_KEY) || "[]");
   tapCount = Math.max(0, ...outbox.map((entry) => entry.n || 0));
   let inFlight = null;
@@ -56,7 +69,7 @@
     const version = last ? last.command.version + 1 : Math.max(snapshot.version, answeredVersion);
     const id = newId();
     tapCount += 1;
-    outbox.push({ id, n: tapCount, command: { ...command, id, version } });
+    outbox.push({ id, n: tapCount, user: me, command: { ...command, id, version } });
     saveOutbox();
     render();
     pump();
@@ -82,14 +95,18 @@
 
   // Over the socket when it is open; else over HTTP (a proxy may refuse websockets, and
   // the tablet may be back before its socket is), with the CSRF token of the page.
+  // Each tap is sent under the login that made it: one of another person's (which this
+  // page should never hold: the storage is keyed by user) is dropped, never sent; and the
+  // server refuses a tap whose `user` is not the session's (tables.consumers, views).
   function pump() {
+    while (outbox.length && outbox[0].user !== me) { outbox.shift(); saveOutbox(); }
     if (inFlight || retryTimer || outbox.length === 0) return;
     const head = outbox[0];
     inFlight = head.id;
-    if (socket.send({ type: "command", command: head.command })) return;
+    if (socket.send({ type: "command", command: head.command, user: head.user })) return;
     fetch(`/api/tables/${page.table}/commands`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken, "X-Cardroom-User": String(head.user) },
       body: JSON.stringify(head.command),
       credentials: "same-origin",
     }).then((response) => {
@@ -155,12 +172,14 @@
 
   // --- snapshots and events -------------------------------------------------------
   function adopt(fresh) {
-    if (fresh.version >= snapshot.version) snapshot = fresh;
+    if (fresh.version >= snapshot.version) { snapshot = fresh; keepSnapshot(); }
   }
 
   function onMessage(msg) {
     if (msg.type === "snapshot") {
       snapshot = msg.snapshot;
+      current = true;
+      keepSnapshot();
       render();
       pump();
     } else if (msg.type === "event") {
@@ -168,6 +187,7 @@
       if (next === null) { socket.send({ type: "sync" }); return; }
       if (next !== snapshot) {
         snapshot = next;
+        keepSnapshot();
         if (msg.command_type === "settle") keepSettlement(msg.result);
         if (msg.command_type === "open_round") keepSettlement(null);
         if (msg.command_type === "void_round") checkVoidRequest();
@@ -182,6 +202,7 @@
 
   function onStatus(s) {
     status = s;
+    if (s !== "open") current = false; // events may be missed until the next snapshot
     if (s === "closed") {
       // A socket that closes on a tap in flight may have been closed by that very tap
       // (the server failed on it): wait before resending, with the same id (answered once).
@@ -223,10 +244,12 @@
     const queued = outbox.length;
     let text = Live.STATUS_TEXT[status] || status;
     if (queued) text += ` · ${queued} tap${queued > 1 ? "s" : ""} ${status === "open" ? "sending" : "queued"}`;
+    if (!current && drawn) text += " · table as last seen, not current";
     const el = $("status");
     el.textContent = text;
     el.dataset.state = status;
     el.dataset.queued = queued;
+    el.dataset.current = current;
   }
 
   function renderBar() {
@@ -922,7 +945,7 @@
   // polling the request. Or a supervisor at the table approves here with their own
   // credentials (never the tablet's session). Not in the outbox: sent at once, and kept and
   // sent again if the server fails (callServer).
-  const VOID_KEY = `cardroom.void.${page.table}`;
+  const VOID_KEY = mine("void");
   let voidRequest = JSON.parse(localStorage.getItem(VOID_KEY) || "null"); // {approval, round}
   function keepVoidRequest(request) {
     voidRequest = request;
@@ -1010,4 +1033,15 @@
   }
 
   render();
+  renderStatus(); // now drawn: says whether the table shown is current
+
+  // The service worker that lets a reload with the network down come back to this page
+  // (static/tablet-sw.js). This page was loaded before the worker controlled it the
+  // first time: it asks the worker to keep the page and what it loaded.
+  if (isTablet && "serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/tablet-sw.js").then(() => navigator.serviceWorker.ready).then((registration) => {
+      const urls = [location.pathname, ...[...document.querySelectorAll("script[src], link[rel=stylesheet]")].map((el) => el.src || el.href)];
+      registration.active.postMessage({ type: "keep", urls });
+    }).catch(() => {}); // no worker (an old browser, plain http on a LAN address): online only
+  }
 })();

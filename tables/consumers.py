@@ -97,6 +97,11 @@ def session_user(scope):
     return user if user.is_authenticated else None
 
 
+# The answer to a tap made under another person's login (tables.views.table_command too).
+ANOTHER_LOGIN = {"ok": False, "error": {"code": "not_authorized",
+                                        "message": "this tap was made under another person's login: not sent"}}
+
+
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     watcher: asyncio.Task | None = None
     session: str = ""  # events.session_tag of the socket's session
@@ -242,6 +247,12 @@ class TableConsumer(_LoggedInConsumer):
     async def receive_json(self, content, **kwargs):
         kind = content.get("type")
         if kind == "command":
+            if not self._made_by_this_login(content.get("user")):
+                command = content.get("command")
+                command_id = command.get("id") if isinstance(command, dict) else None
+                await self.send_json({"type": "result", "id": command_id, "version": 0, "replayed": False,
+                                      "result": ANOTHER_LOGIN})
+                return
             await self._command(content.get("command"))
         elif kind == "sync":
             snapshot = await in_db_thread(_snapshot)(self.table_id, self.audience)
@@ -252,6 +263,11 @@ class TableConsumer(_LoggedInConsumer):
         else:
             refused = wire.WireError("invalid_command", "expected a message of type command, sync or heartbeat")
             await self.send_json(wire.socket_error(refused))
+
+    def _made_by_this_login(self, user) -> bool:
+        """A tap names the login it was made under (`user`, static/table.js): one made under
+        another person's is never run under this socket's. Without it, as before."""
+        return user is None or user == self.scope["user"].pk
 
     async def _command(self, command):
         refusal, outcome = await in_db_thread(self._checked_command)(command)

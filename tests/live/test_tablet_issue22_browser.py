@@ -145,3 +145,60 @@ def test_an_exhausted_banks_totals_show_what_is_uncovered_and_where_the_progress
         expect(total.locator("td.do")).to_contain_text(f"${cents // 100:,}.{cents % 100:02d} uncovered")
     tablet.screenshot(path=ARTIFACTS / "issue22-exhausted-totals.png", full_page=True)
     assert tablet.errors == []
+
+
+CACHE = "cardroom-tablet-v1"  # static/tablet-sw.js
+
+
+def test_a_reload_with_the_network_down_comes_back_to_the_queued_taps_and_the_last_table(daphne, betting_table, browsers):
+    """Item 9: the service worker keeps the tablet's page and scripts; offline, a reload
+    draws the last snapshot this person saw (newer than the cached page's), marked as not
+    current, with the queued tap; back online the tap is sent once. Logging out empties
+    what the device kept."""
+    from tables.models import Table
+
+    def seat_2_wager():
+        return (Table.objects.get(pk=betting_table.pk).state["round"]["seats"].get("2") or {}).get("ante")
+
+    run(betting_table.pk, {"type": "open_round", "bank": 100000})
+    context = browsers()
+    tablet = log_in(context, daphne.url, "dan", f"/tables/{betting_table.pk}/tablet/")
+    expect(tablet.locator("#status")).to_have_text("Live")
+    tablet.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    tablet.wait_for_function(
+        f"() => caches.open('{CACHE}').then((c) => c.keys()).then((k) => k.map((r) => r.url).join(' '))"
+        ".then((urls) => urls.includes('/tablet/') && urls.includes('table.js') && urls.includes('live.js'))"
+    )
+    # A change after the page was cached: the kept snapshot, not the cached page's, shows it.
+    tablet.locator(".seat[data-seat='3'] button.preset[data-ante='500']").click()
+    expect(tablet.locator(".seat[data-seat='3'] .wagers")).to_contain_text("Ante $5.00")
+
+    context.set_offline(True)
+    daphne.stop()  # the socket too (offline emulation does not close an open websocket)
+    expect(tablet.locator("#status")).not_to_have_text("Live")
+    tablet.locator(".seat[data-seat='2'] button.preset[data-ante='1000']").click()
+    expect(tablet.locator("#status")).to_contain_text("1 tap queued")
+    tablet.reload()
+    expect(tablet.locator("#table-name")).to_have_text(betting_table.name)
+    expect(tablet.locator("#status")).to_contain_text("1 tap queued")
+    expect(tablet.locator("#status")).to_contain_text("not current")
+    expect(tablet.locator("#status")).to_have_attribute("data-current", "false")
+    expect(tablet.locator(".seat[data-seat='3'] .wagers")).to_contain_text("Ante $5.00")
+    expect(tablet.locator(".seat[data-seat='2'] .badge.queued")).to_contain_text("Bet $10.00")
+    tablet.screenshot(path=ARTIFACTS / "issue22-offline-reload.png")
+    assert seat_2_wager() is None
+
+    daphne.start()
+    context.set_offline(False)
+    expect(tablet.locator("#status")).to_have_text("Live", timeout=20000)
+    expect(tablet.locator("#status")).to_have_attribute("data-current", "true")
+    expect(tablet.locator(".seat[data-seat='2'] .wagers")).to_contain_text("Ante $10.00")
+    assert seat_2_wager() == 1000
+
+    tablet.click("header form[data-logout] button")
+    expect(tablet).to_have_url(__import__("re").compile(r"/accounts/login/"))
+    kept = tablet.evaluate(
+        f"() => caches.has('{CACHE}').then((cache) => [Object.keys(localStorage).filter((k) => k.startsWith('cardroom.')), cache])"
+    )
+    assert kept == [[], False]
+    assert tablet.errors == []
