@@ -502,3 +502,23 @@ def test_a_void_request_reaches_every_screen_of_the_table_and_leaves_it_when_ref
             await screen.disconnect()
 
     play(scenario)
+
+
+def test_a_tap_made_under_another_login_is_answered_as_refused_and_not_run(session_cookie, dealer):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        tablet = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
+        assert (await tablet.connect(timeout=TIMEOUT))[0]
+        first = await tablet.receive_json_from(timeout=TIMEOUT)
+        command = {"type": "open_round", "bank": 10000, "id": "tab-9"}
+        await tablet.send_json_to({"type": "command", "command": command, "user": dealer.pk + 1000})
+        (answer,) = await receive_until(tablet, lambda m: m["type"] == "result")
+        assert answer["id"] == "tab-9" and answer["result"]["error"]["code"] == "not_authorized"
+        assert await sync_to_async(TableEvent.objects.filter(table_id=table.pk).count)() == first["snapshot"]["version"]
+        await tablet.send_json_to({"type": "command", "command": {**command, "id": "tab-10"}, "user": dealer.pk})
+        seen = await receive_until(tablet, lambda m: m["type"] == "event")
+        assert seen[-1]["seq"] == first["snapshot"]["version"] + 1 and seen[-1]["command_type"] == "open_round"
+        await tablet.disconnect()
+
+    play(scenario)
