@@ -144,6 +144,26 @@ def test_an_exhausted_banks_totals_show_what_is_uncovered_and_where_the_progress
         expect(total).to_have_attribute("data-uncovered", str(cents))
         expect(total.locator("td.do")).to_contain_text(f"${cents // 100:,}.{cents % 100:02d} uncovered")
     tablet.screenshot(path=ARTIFACTS / "issue22-exhausted-totals.png", full_page=True)
+
+    # Item 8: at "no more bets" the tablet says where the progressive chips go: the jackpot
+    # box placed with the configuration (tests/service/test_access.py places it so).
+    from cardroom.access import Actor
+    from collections_fees.counts import jackpot_box_with_progressive
+    from tests.engine.test_sidebets import PROGRESSIVE
+
+    jackpot_table = make_table(seats=6, side_bets={"progressive": PROGRESSIVE})
+    assign(floor_staff["dealer"], jackpot_table, floor_staff["sup"])
+    jackpot_box_with_progressive(table_id=jackpot_table.pk, actor=Actor.of(floor_staff["sup"]))
+    run(jackpot_table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)],
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 100000},
+        {"type": "wager", "seat": 2, "ante": 500, "progressive": PROGRESSIVE["wager"]},
+        {"type": "wager", "seat": 3, "ante": 500, "progressive": PROGRESSIVE["wager"]})
+    tablet.goto(f"{daphne.url}/tables/{jackpot_table.pk}/tablet/")
+    drop = tablet.locator("#next .progressive-drop")
+    cents = 2 * PROGRESSIVE["wager"]
+    expect(drop).to_contain_text(f"Progressive ${cents // 100:,}.{cents % 100:02d} (seats 2, 3)")
+    expect(drop).to_contain_text(f"drop the chips into jackpot box JACKPOT-{jackpot_table.pk}")
+    tablet.screenshot(path=ARTIFACTS / "issue22-progressive-drop.png")
     assert tablet.errors == []
 
 
