@@ -258,9 +258,9 @@
     const parts = [rnd ? `Round ${rnd.number} · ${PHASE[rnd.phase]}` : PHASE.between_rounds];
     if (rnd && rnd.deck) parts.push(`deck ${rnd.deck}`);
     if (rot.pd_seat) {
-      // Which bank in a row, against the limit: "2nd of 2" (tables.selectors.bank_run).
+      // Which bank in a row, against the limit, from the second on: "2nd of 2" (tables.selectors.bank_run).
       const run = view().bank_run;
-      parts.push(`Player-dealer: seat ${rot.pd_seat} (${rot.pd_player})${run ? `, bank ${run.text} in a row` : ""}`);
+      parts.push(`Player-dealer: seat ${rot.pd_seat} (${rot.pd_player})${run && run.bank > 1 ? `, bank ${run.text} in a row` : ""}`);
     }
     if (rnd) parts.push(`Bank ${money(rnd.bank)}`);
     // The drop box the fees go into (the server says which; a supervisor places it).
