@@ -270,6 +270,28 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "", at:
     return placement
 
 
+def jackpot_box_identifier(table_id: int) -> str:
+    """The identifier painted on a table's jackpot box when the cardroom lets the software
+    name it (as the demo's fee boxes are FEES-<id>)."""
+    return f"JACKPOT-{table_id}"
+
+
+def jackpot_box_with_progressive(*, table_id: int, actor: Actor) -> BoxPlacement | None:
+    """A progressive switched on by a configuration needs a box for its contributions from
+    the first round: the table's jackpot box (its registered one, else one registered now
+    as JACKPOT-<id>) is placed for the shift running now, through box_place, unless a
+    jackpot box is on the table already. Called inside the configuration's transaction:
+    the box and the configuration version stand or fall together. None when one is on."""
+    now, cal = timezone.now(), calendar()
+    if placement_in_force(table_id=table_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), slot="jackpot"):
+        return None
+    box = (
+        DropBox.objects.filter(kind="jackpot", table_id=table_id).order_by("registered_at", "pk").first()
+        or box_register(identifier=jackpot_box_identifier(table_id), kind="jackpot", table_id=table_id, actor=actor)
+    )
+    return box_place(table_id=table_id, box_id=box.pk, actor=actor)
+
+
 # --- The count --------------------------------------------------------------------------
 
 

@@ -42,7 +42,8 @@
   function tileEl(r) {
     const pd = r.player_dealer
       ? `Seat ${r.player_dealer.seat} · ${r.player_dealer.player}` +
-        (r.player_dealer.consecutive_banks ? ` (${r.player_dealer.consecutive_banks} in a row)` : "")
+        // From the second bank in a row on: "2nd of 2" (tables.selectors.bank_run).
+        (r.player_dealer.bank_run && r.player_dealer.bank_run.bank > 1 ? ` (bank ${r.player_dealer.bank_run.text} in a row)` : "")
       : "—";
     const fact = (cls, label, value) => h("div", { class: `fact ${cls}` }, h("span", { class: "label" }, label), h("span", { class: "value" }, value));
     return h("a", {

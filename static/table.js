@@ -10,7 +10,20 @@
   const isTablet = app.dataset.mode === "tablet";
   const $ = (id) => document.getElementById(id);
 
-  let snapshot = page.snapshot;
+  // Everything this tablet keeps in localStorage is the logged-in person's, under keys
+  // with their user id; someone else's (a hand-over without a logout) is emptied first.
+  const me = page.user_id;
+  if (isTablet) CardroomSession.claim(me);
+  const mine = (what) => `cardroom.${what}.${me}.${page.table}`;
+
+  // The last snapshot seen, kept: a reload with the network down (the page then comes from
+  // the service worker's cache, with the snapshot of when it was cached) draws the newest
+  // one this person saw, marked as not current until the server sends a fresh one.
+  const SNAPSHOT_KEY = mine("snapshot");
+  const keptSnapshot = isTablet ? JSON.parse(localStorage.getItem(SNAPSHOT_KEY) || "null") : null;
+  let snapshot = keptSnapshot && keptSnapshot.version > page.snapshot.version ? keptSnapshot : page.snapshot;
+  let current = false; // the snapshot is the server's latest (a socket's snapshot, and its events since)
+  const keepSnapshot = () => { if (isTablet) localStorage.setItem(SNAPSHOT_KEY, JSON.stringify(snapshot)); };
   let status = "connecting";
   let drawn = false; // the page has been drawn once (the socket reports before that)
   // {kind: "error"|"info", title, detail, code, technical, after}: shown until dismissed or
@@ -21,7 +34,7 @@
   const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
 
   // --- the settlement of the last settled round, kept until the dealer is done ---------
-  const SETTLEMENT_KEY = `cardroom.settlement.${page.table}`;
+  const SETTLEMENT_KEY = mine("settlement");
   let settled = JSON.parse(localStorage.getItem(SETTLEMENT_KEY) || "null");
   function keepSettlement(result) {
     settled = result;
@@ -33,7 +46,7 @@
   // Kept in localStorage, so taps made while the connection is down (or the page was
   // reloaded) are sent on reconnect, in order, one at a time. A resent id is answered
   // once and applied once by the command service.
-  const OUTBOX_KEY = `cardroom.outbox.${page.table}`;
+  const OUTBOX_KEY = mine("outbox");
   let outbox = JSON.parse(localStorage.getItem(OUTBOX_KEY) || "[]");
   tapCount = Math.max(0, ...outbox.map((entry) => entry.n || 0));
   let inFlight = null;
@@ -56,7 +69,7 @@
     const version = last ? last.command.version + 1 : Math.max(snapshot.version, answeredVersion);
     const id = newId();
     tapCount += 1;
-    outbox.push({ id, n: tapCount, command: { ...command, id, version } });
+    outbox.push({ id, n: tapCount, user: me, command: { ...command, id, version } });
     saveOutbox();
     render();
     pump();
@@ -82,14 +95,18 @@
 
   // Over the socket when it is open; else over HTTP (a proxy may refuse websockets, and
   // the tablet may be back before its socket is), with the CSRF token of the page.
+  // Each tap is sent under the login that made it: one of another person's (which this
+  // page should never hold: the storage is keyed by user) is dropped, never sent; and the
+  // server refuses a tap whose `user` is not the session's (tables.consumers, views).
   function pump() {
+    while (outbox.length && outbox[0].user !== me) { outbox.shift(); saveOutbox(); }
     if (inFlight || retryTimer || outbox.length === 0) return;
     const head = outbox[0];
     inFlight = head.id;
-    if (socket.send({ type: "command", command: head.command })) return;
+    if (socket.send({ type: "command", command: head.command, user: head.user })) return;
     fetch(`/api/tables/${page.table}/commands`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken, "X-Cardroom-User": String(head.user) },
       body: JSON.stringify(head.command),
       credentials: "same-origin",
     }).then((response) => {
@@ -175,13 +192,15 @@
 
   // --- snapshots and events -------------------------------------------------------
   function adopt(fresh) {
-    if (fresh.version >= snapshot.version) snapshot = fresh;
+    if (fresh.version >= snapshot.version) { snapshot = fresh; keepSnapshot(); }
   }
 
   let syncTimer = null;
   function onMessage(msg) {
     if (msg.type === "snapshot") {
       snapshot = msg.snapshot;
+      current = true;
+      keepSnapshot();
       render();
       pump();
     } else if (msg.type === "event") {
@@ -189,6 +208,7 @@
       if (next === null) { socket.send({ type: "sync" }); return; }
       if (next !== snapshot) {
         snapshot = next;
+        keepSnapshot();
         if (msg.command_type === "settle") keepSettlement(msg.result);
         if (msg.command_type === "open_round") keepSettlement(null);
         if (msg.command_type === "void_round") checkVoidRequest();
@@ -206,6 +226,7 @@
 
   function onStatus(s) {
     status = s;
+    if (s !== "open") current = false; // events may be missed until the next snapshot
     if (s === "closed") {
       // A socket that closes on a tap in flight may have been closed by that very tap
       // (the server failed on it): wait before resending, with the same id (answered once).
@@ -247,10 +268,12 @@
     const queued = outbox.length;
     let text = Live.STATUS_TEXT[status] || status;
     if (queued) text += ` · ${queued} tap${queued > 1 ? "s" : ""} ${status === "open" ? "sending" : "queued"}`;
+    if (!current && drawn) text += " · table as last seen, not current";
     const el = $("status");
     el.textContent = text;
     el.dataset.state = status;
     el.dataset.queued = queued;
+    el.dataset.current = current;
   }
 
   function renderBar() {
@@ -259,8 +282,9 @@
     const parts = [rnd ? `Round ${rnd.number} · ${PHASE[rnd.phase]}` : PHASE.between_rounds];
     if (rnd && rnd.deck) parts.push(`deck ${rnd.deck}`);
     if (rot.pd_seat) {
-      const streak = view().consecutive_banks;
-      parts.push(`Player-dealer: seat ${rot.pd_seat} (${rot.pd_player})${streak ? `, ${streak} consecutive bank${streak > 1 ? "s" : ""}` : ""}`);
+      // Which bank in a row, against the limit, from the second on: "2nd of 2" (tables.selectors.bank_run).
+      const run = view().bank_run;
+      parts.push(`Player-dealer: seat ${rot.pd_seat} (${rot.pd_player})${run && run.bank > 1 ? `, bank ${run.text} in a row` : ""}`);
     }
     if (rnd) parts.push(`Bank ${money(rnd.bank)}`);
     // The drop box the fees go into (the server says which; a supervisor places it).
@@ -334,15 +358,14 @@
     switch (c.type) {
       case "wager": return `Bet ${money(c.ante)}${c.trips ? ` + Trips ${money(c.trips)}` : ""}`;
       case "play": return `Play ${c.multiple}×`;
-      default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replace("_", " ");
+      default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replaceAll("_", " ");
     }
   }
   const queuedAt = (n) => outbox.filter((entry) => entry.command.seat === n);
 
-  // The pre-flop decisions before `deal` are taken only once the dealer says the cards
-  // were dealt by hand (view: `owes` without `owes_now`).
-  let handDealtRound = null;
-  const decidesNow = (seat) => seat.owes_now || (seat.owes && handDealtRound === (game().round || {}).number);
+  // A seat decides now when the cards are out: dealt by the software, or dealt by hand
+  // once the dealer said so (`deal_by_hand`, kept in the table's state: view.owes_now).
+  const decidesNow = (seat) => seat.owes_now;
 
   function seatHead(seat) {
     const badges = [];
@@ -353,7 +376,8 @@
       h("span", { class: "player" }, seat.player || "empty"), ...badges);
   }
   const seatWagers = (seat) => seat.wager ? h("div", { class: "wagers" }, wagerLine(seat.wager)) : null;
-  const seatDecision = (seat) => seat.wager ? h("div", { class: "decision-state" }, decisionText(seat.wager, seat.owes)) : null;
+  // "To decide" only once the cards are out (owes_now): before the deal nobody decides yet.
+  const seatDecision = (seat) => seat.wager ? h("div", { class: "decision-state" }, decisionText(seat.wager, seat.owes_now)) : null;
   const seatHole = (seat) => seat.wager && seat.wager.hole
     ? h("div", { class: "hole" }, ...seat.wager.hole.map((c) => cardEl(showHoles() ? c : null))) : null;
   function seatQueued(seat) {
@@ -389,7 +413,11 @@
         } }, input, h("button", { type: "submit" }, "Sit"),
           h("details", { class: "tppp-fields" }, h("summary", {}, "Seat as TPPP"), tppp.badge, tppp.company, tppp.expires)));
       } else if (a.type === "leave" || a.type === "withdraw") {
-        out.push(h("button", { class: "quiet", disabled: waiting, onclick: () => tap({ type: a.type, seat: n }) }, a.type === "leave" ? "Leave" : "Withdraw"));
+        const command = { type: a.type, seat: n };
+        out.push(a.type === "leave"
+          ? h("button", { class: "quiet leave", disabled: waiting, onclick: () => confirmThen(command,
+            `Seat ${n} (${seat.player}) leaves the table?`, "The seat is freed for another player.", "Leave the table") }, "Leave")
+          : h("button", { class: "quiet", disabled: waiting, onclick: () => tap(command) }, "Withdraw"));
       } else if (a.type === "wager") {
         out.push(wagerForm(seat, waiting));
       } else if (decidesNow(seat) && !waiting) {
@@ -488,6 +516,20 @@
     }
   }
 
+  // --- a tap that cannot be taken back is asked twice ---------------------------------------
+  // Leaving, passing the bank and every seat declining change who plays or banks (the last
+  // stops the game): the tablet asks before it sends them, in a dialog sized for a finger.
+  function confirmThen(command, question, consequence, go) {
+    let dialog = $("confirm-dialog");
+    if (!dialog) { dialog = h("dialog", { id: "confirm-dialog", class: "confirm" }); app.append(dialog); }
+    dialog.replaceChildren(h("form", { method: "dialog" },
+      h("h2", {}, question), h("p", {}, consequence),
+      h("menu", {}, h("button", { value: "cancel", class: "secondary" }, "Cancel"),
+        h("button", { value: "go", class: "danger go" }, go))));
+    dialog.onclose = () => { if (dialog.returnValue === "go") tap(command); dialog.returnValue = ""; };
+    dialog.showModal();
+  }
+
   // --- the next action ----------------------------------------------------------------
   function button(label, command, cls = "primary") {
     return h("button", { class: cls, onclick: () => tap(command) }, label);
@@ -506,7 +548,10 @@
         h("ol", { class: "offer-walk" }, ...order),
         h("div", { class: "row wrap" }, button(`Seat ${next.seat} accepts`, { type: "accept_bank", seat: next.seat }),
           button(`Seat ${next.seat} declines`, { type: "decline_bank", seat: next.seat }, "secondary"),
-          next.everyone_declines ? button(`Everyone else declines (seats ${next.walk.join(", ")})`, next.everyone_declines, "secondary everyone-declines") : null)];
+          next.everyone_declines ? h("button", { class: "secondary everyone-declines", onclick: () => confirmThen(next.everyone_declines,
+            `Seats ${next.walk.join(", ")} all decline the bank?`,
+            "Nobody is left to bank: the game stops until the bank is offered again.", "Everyone declines: stop the game") },
+          `Everyone else declines (seats ${next.walk.join(", ")})`) : null)];
     },
     game_ended() {
       return [say("The game has ended: no player other than the TPPP banked within the rotation window. A supervisor starts a new game; then offer the bank again."),
@@ -535,21 +580,21 @@
           localStorage.setItem("cardroom.bank", bank.value);
           tap({ type: "open_round", bank: cents });
         } }, h("label", {}, "Bank $", bank), h("button", { type: "submit", class: "primary" }, "Open round")),
-        h("div", { class: "row" }, button("Pass the bank", { type: "pass_bank" }, "secondary"))];
+        h("div", { class: "row" }, h("button", { class: "secondary pass-bank", onclick: () => confirmThen({ type: "pass_bank" },
+          `Seat ${rot.pd_seat} (${rot.pd_player}) passes the bank?`,
+          "The bank is offered to the next seat clockwise; they do not bank the next round.", "Pass the bank") }, "Pass the bank"))];
     },
     take_wagers() { return [say("Take the wagers at each seat: tap an Ante (the Blind equals it), with Trips typed first if any.")]; },
     no_more_bets() {
       return [say(`${Object.keys(game().round.seats).length} player(s) wagered. More may still bet at their seats.`),
-        button("No more bets", { type: "no_more_bets" })];
+        progressiveDrop(), button("No more bets", { type: "no_more_bets" })];
     },
     deal(next) {
-      const round = game().round.number;
-      return [collectionPanel(),
+      return [collectionPanel(), progressiveDrop(),
         say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand."),
         h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
           h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`),
-          handDealtRound === round ? null
-            : h("button", { class: "secondary", onclick: () => { handDealtRound = round; render(); } }, "Dealt by hand: take decisions"))];
+          button("Dealt by hand: take decisions", { type: "deal_by_hand" }, "secondary deal-by-hand"))];
     },
     decisions(next) {
       const out = [say(`Waiting for decisions: seat${next.pending.length > 1 ? "s" : ""} ${next.pending.join(", ")}.`)];
@@ -588,6 +633,18 @@
     return [say(`${label}: reveal the dealt cards.`), button(label, { type: next.step })];
   }
 
+  // Where the progressive wagers go: into the table's jackpot box (snapshot.boxes, placed
+  // with the configuration that switched the progressive on), never the fee box.
+  function progressiveDrop() {
+    const seats = Object.values(game().round.seats).filter((s) => s.progressive);
+    if (!seats.length) return null;
+    const total = seats.reduce((sum, s) => sum + s.progressive, 0);
+    const box = (snapshot.boxes || {}).jackpot;
+    return h("p", { class: "progressive-drop", "data-box": box || "" },
+      h("strong", {}, `Progressive ${money(total)}`), ` (seat${seats.length > 1 ? "s" : ""} ${seats.map((s) => s.seat).join(", ")}): `,
+      box ? `drop the chips into jackpot box ${box}.` : h("span", { class: "alert" }, "no jackpot box is placed: call a supervisor."));
+  }
+
   // The fees the round owes (assessed by the engine at "no more bets", in seat order, the
   // order the dealer walks the table), with their total.
   function collectionPanel() {
@@ -602,6 +659,9 @@
 
   function renderNext() {
     const next = view().next;
+    // The card picker takes a wider column, one row per suit: all 52 cards and "Confirm
+    // cards" above the fold of a 1280x800 tablet.
+    app.classList.toggle("picking", Boolean(picker));
     const box = picker ? [renderPicker()] : (STEPS[next.step] || (() => []))(next);
     if (isTablet && !picker) box.push(voidPanel());
     const shown = box.filter((el) => el && (isTablet || el.classList.contains("instruction")));
@@ -683,19 +743,31 @@
   }
 
   // Each seat's total, in the engine's order (the first line of each seat): what to pay or
-  // collect in all, the wagers returned and the fee refunded.
+  // collect in all, and beside it every sum the net leaves out, so that no money hides in
+  // the collapsed lines: what the exhausted bank could not pay (uncovered), the wagers
+  // handed back (no action, win cap) and the fee refunded. Integer cents throughout.
   function seatTotals(s) {
     const order = [...new Set(s.lines.map((l) => l.seat))];
     const rank = (seat) => (order.includes(seat) ? order.indexOf(seat) : order.length); // a seat with no line last
     const seats = [...s.seats].sort((a, b) => rank(a.seat) - rank(b.seat));
     const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
     return seats.map((seat) => {
-      const returned = s.lines.filter((l) => l.seat === seat.seat).map(lineAction)
-        .filter((action) => action.kind === "return").reduce((sum, action) => sum + action.amount, 0);
+      const mine = s.lines.filter((l) => l.seat === seat.seat);
+      const uncovered = mine.filter((l) => l.result === "win").reduce((sum, l) => sum + (l.uncovered || 0), 0);
+      // Handed back: a whole stake (no action, or a win-capped wager that collects nothing)
+      // and the part of a losing wager the win cap returns.
+      const returned = mine.reduce((sum, l) => {
+        const action = lineAction(l);
+        if (action.kind === "return") return sum + action.amount;
+        return l.result === "lose" ? sum + (l.uncovered || 0) : sum;
+      }, 0);
       const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
         : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
         : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
-      return { seat, action, refund: refunds.get(seat.seat) || 0 };
+      const notes = [];
+      if (uncovered) notes.push(`${money(uncovered)} uncovered (bank exhausted)`);
+      if (returned && action.kind !== "return") notes.push(`return ${money(returned)}`);
+      return { seat, action, refund: refunds.get(seat.seat) || 0, uncovered, returned, notes };
     });
   }
 
@@ -705,10 +777,11 @@
 
   function settlementView(s, kind) {
     const pd = s.player_dealer;
-    const totals = seatTotals(s).map(({ seat, action, refund }) => h("tr", { class: `total ${action.kind}`, "data-seat": seat.seat },
+    const totals = seatTotals(s).map(({ seat, action, refund, uncovered, returned, notes }) => h("tr", {
+      class: `total ${action.kind}`, "data-seat": seat.seat, "data-uncovered": uncovered, "data-returned": returned },
       h("td", { class: "who" }, h("strong", {}, `Seat ${seat.seat}`), " ", h("span", { class: "player-name" }, seat.player)),
       h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
-      doCell(action, refund ? `refund fee ${money(refund)}` : "")));
+      doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · "))));
     const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
       h("td", { class: "num" }, i + 1), h("td", {}, `Seat ${line.seat}`), h("td", {}, line.wager),
       h("td", { class: "num" }, money(line.stake)), doCell(lineAction(line), lineAction(line).note)));
@@ -897,7 +970,7 @@
   // polling the request. Or a supervisor at the table approves here with their own
   // credentials (never the tablet's session). Not in the outbox: sent at once, and kept and
   // sent again if the server fails (callServer).
-  const VOID_KEY = `cardroom.void.${page.table}`;
+  const VOID_KEY = mine("void");
   let voidRequest = JSON.parse(localStorage.getItem(VOID_KEY) || "null"); // {approval, round}
   function keepVoidRequest(request) {
     voidRequest = request;
@@ -905,10 +978,17 @@
     else localStorage.removeItem(VOID_KEY);
   }
 
+  // The pending request is the table's (snapshot.void_request, tables.selectors.pending_void):
+  // every browser of the table shows it, and follows its fate as the one that asked does.
   function voidPanel() {
-    if (voidRequest) {
-      return h("div", { class: "void-request", "data-approval": voidRequest.approval },
-        h("strong", {}, "Void requested"), ` for round ${voidRequest.round}: waiting for a supervisor on the floor.`);
+    const pending = snapshot.void_request;
+    if (pending && (!voidRequest || voidRequest.approval !== pending.approval)) {
+      keepVoidRequest({ approval: pending.approval, round: pending.round });
+    }
+    const shown = pending || voidRequest;
+    if (shown) {
+      return h("div", { class: "void-request", "data-approval": shown.approval },
+        h("strong", {}, "Void requested"), ` for round ${shown.round}${pending ? ` by ${pending.requested_by}` : ""}: waiting for a supervisor on the floor.`);
     }
     if (!game().round) return null;
     return h("div", { class: "row void" }, h("button", { class: "danger quiet", onclick: openVoid }, "Request a void…"));
@@ -978,4 +1058,15 @@
   }
 
   render();
+  renderStatus(); // now drawn: says whether the table shown is current
+
+  // The service worker that lets a reload with the network down come back to this page
+  // (static/tablet-sw.js). This page was loaded before the worker controlled it the
+  // first time: it asks the worker to keep the page and what it loaded.
+  if (isTablet && "serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/tablet-sw.js").then(() => navigator.serviceWorker.ready).then((registration) => {
+      const urls = [location.pathname, ...[...document.querySelectorAll("script[src], link[rel=stylesheet]")].map((el) => el.src || el.href)];
+      registration.active.postMessage({ type: "keep", urls });
+    }).catch(() => {}); // no worker (an old browser, plain http on a LAN address): online only
+  }
 })();

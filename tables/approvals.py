@@ -20,7 +20,7 @@ from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import checked_text
 from rounds.models import Round
 
-from .events import floor_row_changed_on_commit
+from .events import floor_row_changed_on_commit, table_refreshed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table, void_request_expired
 from .services import CommandOutcome, command_execute, lock_table, merged_config, round_correct, table_configure
 
@@ -128,6 +128,8 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
             detail={"approval": approval.pk, "payload": payload},
         )
         floor_row_changed_on_commit(table.pk)
+        if kind == "void":
+            table_refreshed_on_commit(table.pk)  # every screen of the table shows the request
     return approval
 
 
@@ -224,6 +226,8 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             # Never "approved, but not carried out": the decision is rolled back with it.
             raise CommandError(refused["error"]["code"], refused["error"]["message"])
         floor_row_changed_on_commit(approval.table_id)
+        if approval.kind == "void" and not approve:
+            table_refreshed_on_commit(approval.table_id)  # an approved void is the table's next event
     return decision, outcome
 
 

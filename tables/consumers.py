@@ -2,7 +2,7 @@
 commands to the one command service (tables.services.command_execute).
 
 Protocol, server to client (every message a JSON object with a `type`):
-  {"type": "snapshot", "snapshot": {...}}          on connect and on request
+  {"type": "snapshot", "snapshot": {...}}          on connect, on request, and when a void request is made or refused
   {"type": "event", "seq": n, "command_type", "result", "snapshot"}  each accepted command
   {"type": "result", "id", "result", "version", "replayed"}         answer to a command
   floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "rows", "rows": [...]}
@@ -51,7 +51,7 @@ from .socket_rates import TokenBucket
 from .models import Table
 from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
-from .visibility import LIVE, TABLET, event_for
+from .visibility import LIVE, TABLET, event_for, snapshot_for
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -122,6 +122,11 @@ def session_user(scope):
     session = import_module(settings.SESSION_ENGINE).SessionStore(scope["session"].session_key)
     user = get_user(SimpleNamespace(session=session))
     return user if user.is_authenticated else None
+
+
+# The answer to a tap made under another person's login (tables.views.table_command too).
+ANOTHER_LOGIN = {"ok": False, "error": {"code": "not_authorized",
+                                        "message": "this tap was made under another person's login: not sent"}}
 
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
@@ -346,6 +351,12 @@ class TableConsumer(_LoggedInConsumer):
     async def receive_json(self, content, **kwargs):
         kind = content.get("type")
         if kind == "command":
+            if not self._made_by_this_login(content.get("user")):
+                command = content.get("command")
+                command_id = command.get("id") if isinstance(command, dict) else None
+                await self.send_json({"type": "result", "id": command_id, "version": 0, "replayed": False,
+                                      "result": ANOTHER_LOGIN})
+                return
             await self._command(content.get("command"))
         elif kind == "sync":
             if await self.sync_allowed():
@@ -356,6 +367,11 @@ class TableConsumer(_LoggedInConsumer):
         else:
             refused = wire.WireError("invalid_command", "expected a message of type command, sync or heartbeat")
             await self.send_json(wire.socket_error(refused))
+
+    def _made_by_this_login(self, user) -> bool:
+        """A tap names the login it was made under (`user`, static/table.js): one made under
+        another person's is never run under this socket's. Without it, as before."""
+        return user is None or user == self.scope["user"].pk
 
     async def _command(self, command):
         wait = self.command_rate.take()
@@ -394,6 +410,9 @@ class TableConsumer(_LoggedInConsumer):
     async def table_changed(self, message):
         # The group's message has every card; this socket sends what its viewer may see.
         await self.send_json(event_for(message, self.audience))
+
+    async def table_refreshed(self, message):
+        await self.send_json({"type": "snapshot", "snapshot": snapshot_for(message["snapshot"], self.audience)})
 
 
 class FloorConsumer(_LoggedInConsumer):

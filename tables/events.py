@@ -72,6 +72,16 @@ class TableChanged:
 
 
 @dataclass(frozen=True)
+class TableRefreshed:
+    """Table `table`'s snapshot changed without a command (no new seq): a void request was
+    made or decided. Each socket sends its viewer the snapshot, cut down for them."""
+
+    table: int
+    snapshot: dict
+    type: str = "table.refreshed"  # the consumer method `table_refreshed` receives it
+
+
+@dataclass(frozen=True)
 class FloorRowsChanged:
     """The floor rows (tables.selectors.floor_rows) of every table that changed in one
     window, each as it stood when the window closed: its `seq` is the table's version, and
@@ -124,6 +134,24 @@ def floor_row_changed_on_commit(table_id: int) -> None:
     """A table changed outside its command stream (opened, closed, configured): its
     floor row follows once the change is committed."""
     transaction.on_commit(partial(publisher.changed, table_id))
+
+
+def table_refreshed_on_commit(table_id: int) -> None:
+    """What the table's screens show changed outside its command stream (a pending void
+    request): each gets the fresh snapshot once committed."""
+    transaction.on_commit(partial(_send_refreshed, table_id))
+
+
+def _send_refreshed(table_id: int) -> None:
+    if get_channel_layer() is None:
+        return
+    try:
+        table = Table.objects.get(pk=table_id)
+        publisher.send(table_group(table_id), _message(TableRefreshed(table=table_id, snapshot=server_snapshot(table))))
+    except Exception:
+        # The request is committed whatever happens here; the screens see it at their next
+        # snapshot (the next event, a reconnect, a reload).
+        logger.exception("the refreshed snapshot of table %s could not be sent", table_id)
 
 
 def meter_tables_changed_on_commit(meter_name: str, *, besides: int) -> None:

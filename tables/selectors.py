@@ -67,7 +67,24 @@ def server_snapshot(table: Table) -> dict:
         "view": table_view(table.state, fund=_fund_for_preview(table.state)),
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
         "boxes": boxes_now([table])[table.pk],
+        "void_request": pending_void(table),
     }
+
+
+def pending_void(table: Table) -> dict | None:
+    """The void asked for the round in progress and not yet decided: part of the table's
+    state, so every browser of the table shows it (and none offers to ask again)."""
+    current = (table.state.get("round") or {}).get("number")
+    if current is None:
+        return None
+    request = (
+        Approval.objects.filter(table=table, kind="void", round_number=current, decision__isnull=True)
+        .select_related("requested_by").order_by("pk").first()
+    )
+    if request is None:
+        return None
+    return {"approval": request.pk, "round": current, "requested_by": request.requested_by.username,
+            "reason": request.payload.get("reason", "")}
 
 
 def _fund_for_preview(state: dict):
@@ -115,12 +132,32 @@ def table_view(state: dict, fund=None) -> dict:
         "next": _awards_to_confirm(game, preview) or _next_step(game, pending),
         "eligible_to_bank": [n for n, p in sorted(game.occupants.items()) if rot.eligible(p)],
         "consecutive_banks": rot.pd_streak,
+        "bank_run": bank_run(game),
         "used_cards": sorted(rnd.known_cards()) if rnd else [],
         "picker": _picker(game, pending),
         "bank_left": bank_left,
         "settlement_preview": preview,
         **_policy_view(game),
     }
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def bank_run(game: TableGame) -> dict | None:
+    """Which bank in a row this is for the player-dealer, against the limit they bank
+    under: during a round the round being banked ("2nd of 2" during the second straight
+    bank; `pd_streak` counts settled rounds only, so it is one short then), between rounds
+    the next one they would bank, or the last one when they are at the limit."""
+    rot = game.rotation
+    if rot.pd_player is None:
+        return None
+    banked = rot.pd_streak
+    n = banked if game.round is None and rot.pd_at_limit else banked + 1
+    limit = 1 if rot.pd_player == rot.one_round else rot.limit
+    return {"bank": n, "of": limit, "text": f"{ordinal(n)} of {limit}"}
 
 
 def _policy_view(game: TableGame) -> dict:
@@ -154,8 +191,8 @@ def _seat_view(game: TableGame, n: int) -> dict:
     else:
         role = "player"
     owes = bool(entry and rnd.phase in _DECISIONS and entry.owes_decision(rnd.phase))
-    # Before `deal` a pre-flop decision is taken only when the cards are dealt by hand
-    # (the tablet asks which first): `owes_now` is a decision owed with the cards out.
+    # Before `deal` a pre-flop decision is taken only once the dealer says the cards were
+    # dealt by hand (`deal_by_hand`): `owes_now` is a decision owed with the cards out.
     owes_now = owes and not rnd.can_deal
     play_amounts = {}
     # Command templates the tablet offers at this seat; the service has the last word.
@@ -231,7 +268,7 @@ def _next_step(game: TableGame, pending: list[int]) -> dict:
     if rnd.can_deal:
         # Either the software shuffles or a shuffler's sequence is entered, or the cards
         # are dealt by hand and entered as they are revealed (docs/commands.md, `deal`).
-        return {"step": "deal", "commands": [{"type": "deal"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
+        return {"step": "deal", "commands": [{"type": "deal"}, {"type": "deal_by_hand"}], "pending": pending, "cards": cards_needed(len(rnd.seats))}
     if pending:
         decisions = {"step": "decisions", "pending": pending, "commands": []}
         if rnd.phase in STREET_ACTIONS["check"]:
@@ -585,7 +622,8 @@ def _floor_row(
         "street": game.phase,
         "round": rnd.number if rnd else None,
         "player_dealer": (
-            {"seat": rot.pd_seat, "player": rot.pd_player, "consecutive_banks": rot.pd_streak}
+            {"seat": rot.pd_seat, "player": rot.pd_player, "consecutive_banks": rot.pd_streak,
+             "bank_run": bank_run(game)}
             if rot.pd_seat is not None
             else None
         ),

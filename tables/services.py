@@ -154,6 +154,8 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
         table.seats = engine_config.seats
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
+        if engine_config.side_bets.progressive is not None and not actor.is_system:
+            _place_jackpot_box(table.pk, actor)
         table.state = game.with_config(engine_config).to_dict()
         table.save(update_fields=["state", "config", "config_approved", "seats"])
         floor_row_changed_on_commit(table.pk)
@@ -178,6 +180,20 @@ def _check_seats(game: TableGame, seats: int) -> None:
     taken = sorted(n for n in game.occupants if n > seats)
     if taken:
         raise CommandError("wrong_state", f"seat(s) {taken} are occupied: they must be empty before the table has {seats} seats")
+
+
+def _place_jackpot_box(table_id: int, actor: Actor) -> None:
+    """The progressive's contributions go into the table's jackpot box: placed with the
+    configuration that switches it on (collections_fees.counts), in its transaction. A
+    placement the count refuses (the shift's count is closed) refuses the configuration,
+    with the count's reason. The system's own actors (replay, seed_demo) place none."""
+    from collections_fees.counts import CountError, jackpot_box_with_progressive
+
+    try:
+        jackpot_box_with_progressive(table_id=table_id, actor=actor)
+    except CountError as refused:
+        code = "not_authorized" if refused.code == "not_authorized" else "wrong_state"
+        raise CommandError(code, f"the jackpot box could not be placed: {refused.message}") from None
 
 
 def round_correct(*, approval: Approval) -> RoundCorrection:

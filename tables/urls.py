@@ -10,4 +10,5 @@ urlpatterns = [
     path("api/tables/<int:table_id>/commands", views.table_command, name="table-command"),
     path("api/tables/<int:table_id>/state", views.table_state, name="table-state"),
     path("healthz", views.healthz, name="healthz"),
+    path("tablet-sw.js", views.tablet_service_worker, name="tablet-service-worker"),
 ]

@@ -2,7 +2,8 @@
 tables.services.command_execute; every read through tables.selectors."""
 
 from django.core.exceptions import PermissionDenied
-from django.http import JsonResponse
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -76,6 +77,8 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "posted_text": POSTED_TEXT,
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
+                # Whose taps and kept snapshot these are (static/table.js keys its storage by it).
+                "user_id": request.user.pk,
             },
         },
     )
@@ -95,6 +98,13 @@ def table_command(request, table_id: int):
         # Refused before the service: nothing is stored. `result` too, as a command's answer.
         error = {"ok": False, "error": refused.as_error()}
         return JsonResponse({**error, "result": error}, status=refused.status)
+    made_by = request.headers.get("X-Cardroom-User")
+    if made_by is not None and made_by != str(request.user.pk):
+        # A tap made under another person's login (static/table.js) is never run under this one.
+        from .consumers import ANOTHER_LOGIN
+
+        return JsonResponse({**ANOTHER_LOGIN, "id": command.get("id") if isinstance(command, dict) else None,
+                             "version": 0, "replayed": False, "result": ANOTHER_LOGIN}, status=403)
     try:
         outcome = command_execute(
             table_id=table_id, command=command, actor=Actor.from_request(request), received=request.body
@@ -115,6 +125,21 @@ def table_state(request, table_id: int):
         return wire.api_error("not_authorized", "not your table", 403)
     audience = audience_of(actor, table_id, asks_tablet=request.GET.get("role") == "tablet")
     return JsonResponse(table_snapshot(table, audience))
+
+
+@require_GET
+def tablet_service_worker(request):
+    """The tablet's service worker (static/tablet-sw.js), served from the site's root: a
+    worker controls only the pages under its own path, and the tablet's are under
+    /tables/. Public like every script; never cached by the browser, so a new version is
+    taken at the next visit."""
+    path = finders.find("tablet-sw.js")
+    if path is None:
+        raise Http404("no service worker")
+    with open(path, "rb") as script:
+        response = HttpResponse(script.read(), content_type="application/javascript")
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 def healthz(request):

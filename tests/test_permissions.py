@@ -50,6 +50,7 @@ MATRIX = {
     "api/tables/<int:table_id>/commands": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/state": ("get", row(UNAUTH, OK, FORBIDDEN, OK, OK, OK)),
     "healthz": ("get", EVERYONE),
+    "tablet-sw.js": ("get", EVERYONE),  # a script like any under /static/
     "accounts/login/": ("get", EVERYONE),
     "accounts/logout/": ("post", row(LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, LOGIN)),  # logged out, back to login
     "accounts/password_change/": ("get", LOGGED_IN_ANY_ROLE),

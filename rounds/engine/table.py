@@ -219,6 +219,10 @@ class RoundState:
     deck: str | None = None
     fees: list[FeeLine] = field(default_factory=list)
     dealt: bool = False
+    # The dealer said the cards were dealt by hand (`deal_by_hand`): decisions are taken
+    # at once and the cards entered as they are turned over. Kept in the table's state so
+    # every browser of the table, and a reload, sees the same step.
+    hand_dealt: bool = False
     pending_community: list[str] = field(default_factory=list)  # dealt, not yet revealed
     community: list[str] = field(default_factory=list)
     pd_hole: list[str] | None = None
@@ -230,7 +234,7 @@ class RoundState:
     @property
     def can_deal(self) -> bool:
         """`deal` comes right after no more bets, once, before any decision."""
-        return self.phase == "preflop" and not self.dealt and not self.decisions_made
+        return self.phase == "preflop" and not self.dealt and not self.hand_dealt and not self.decisions_made
 
     def showdown_seats(self) -> list[int]:
         """Seats whose hole cards showdown needs: every player who did not fold, and every
@@ -885,6 +889,18 @@ def _deal(step: _Step) -> dict:
     }
 
 
+def _deal_by_hand(step: _Step) -> dict:
+    """The cards were dealt by hand: no `deal` comes (the cards are entered as they are
+    turned over), and the pre-flop decisions are taken now. Recorded in the table's state
+    (and as the table's event) rather than on one tablet, so a reload or a second browser
+    shows the same step."""
+    rnd = step.round("preflop")
+    if not rnd.can_deal:
+        raise CommandError("wrong_state", "the cards are dealt once, right after no more bets")
+    rnd.hand_dealt = True
+    return {}
+
+
 def _decide(step: _Step, action: str) -> dict:
     step.seat()
     rnd = step.round(*STREET_ACTIONS[action])
@@ -1172,6 +1188,7 @@ _HANDLERS = {
     "backline_withdraw": _backline_withdraw,
     "no_more_bets": _no_more_bets,
     "deal": _deal,
+    "deal_by_hand": _deal_by_hand,
     "check": lambda step: _decide(step, "check"),
     "play": lambda step: _decide(step, "play"),
     "fold": lambda step: _decide(step, "fold"),
@@ -1203,6 +1220,7 @@ COMMAND_FIELDS = {
     "backline_withdraw": {"seat", "bettor"},
     "no_more_bets": set(),
     "deal": {"cards"},
+    "deal_by_hand": set(),
     "check": {"seat"},
     "play": {"seat", "multiple"},
     "fold": {"seat"},

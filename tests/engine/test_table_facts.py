@@ -5,7 +5,7 @@ allowed, the Play amount and the player-dealer's current run."""
 from rounds.engine.settlement import PlayerHand, settle
 from rounds.engine.paytables import paytable_from_config
 
-from .helpers import decide, deal_sequence, drive, open_round, table_with_pd, wager
+from .helpers import decide, deal_sequence, drive, open_round, refuse, table_with_pd, wager
 
 
 def _dealt_round_with_a_fold():
@@ -97,3 +97,34 @@ def test_rotation_pd_streak_counts_only_the_current_player_dealer():
     assert rot.pd_streak == 1
     rot.accept(2, "B")  # B holds the bank; A's streak is not B's
     assert rot.pd_streak == 0
+
+
+def test_deal_by_hand_is_kept_in_the_state_takes_decisions_at_once_and_refuses_a_deal():
+    from rounds.engine.table import TableGame
+    from tables.selectors import table_view
+
+    game = table_with_pd(1, [2, 3])
+    game, _ = drive(game, open_round(10000, [wager(2, 100), wager(3, 100)]))
+    view = table_view(game.to_dict())
+    assert view["next"]["step"] == "deal" and {"type": "deal_by_hand"} in view["next"]["commands"]
+    assert [s["owes_now"] for s in view["seats"] if s["wager"]] == [False, False]  # nobody decides before the cards
+    game, _ = drive(game, [{"type": "deal_by_hand"}])
+    # Through the stored state (a reload, a second browser): the step is the decisions.
+    again = TableGame.from_dict(game.to_dict())
+    assert again.round.hand_dealt and not again.round.can_deal
+    view = table_view(again.to_dict())
+    assert view["next"]["step"] == "decisions" and view["next"]["pending"] == [2, 3]
+    assert view["next"]["check_all"] == [{"type": "check", "seat": 2}, {"type": "check", "seat": 3}]
+    assert [s["owes_now"] for s in view["seats"] if s["wager"]] == [True, True]
+    refuse(again, {"type": "deal"}, "wrong_state")
+    refuse(again, {"type": "deal_by_hand"}, "wrong_state")
+    # A state stored before the flag existed reads as not hand-dealt.
+    stored = game.to_dict()
+    del stored["round"]["hand_dealt"]
+    assert TableGame.from_dict(stored).round.hand_dealt is False
+
+
+def test_deal_by_hand_only_right_after_no_more_bets():
+    game = table_with_pd(1, [2, 3])
+    game, _ = drive(game, [{"type": "open_round", "bank": 10000}, wager(2, 100)])
+    refuse(game, {"type": "deal_by_hand"}, "wrong_state")

@@ -192,7 +192,8 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
 
     # Dealt by hand: the pre-flop decisions are offered once the dealer says so.
     expect(tablet.locator(".seat[data-seat='2'] button:has-text('Check')")).to_have_count(0)
-    tablet.click("button:has-text('Dealt by hand')")
+    tablet.click("button:has-text('Dealt by hand')")  # a command: kept in the table's state
+    expect(tablet.locator(".seat[data-seat='2'] button:has-text('Check')")).to_be_visible()
 
     # The server goes away: the dealer's taps are queued, then sent once on reconnect.
     daphne.stop()

@@ -372,7 +372,8 @@ def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie
         assert len(rows) < len(commands) or elapsed > len(commands) * WINDOW
         last = rows[-1]
         assert last["street"] == "betting" and last["round"] == 1 and last["bank_left"] == 100000
-        assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0}
+        assert last["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 0,
+                                         "bank_run": {"bank": 1, "of": 2, "text": "1st of 2"}}
         assert last["seated"] == 3 and last["open"] is True
         assert [a["kind"] for a in last["alerts"]] == ["tablet_disconnected"]
         await floor.disconnect()
@@ -467,3 +468,59 @@ def test_the_floor_is_live_on_the_in_memory_layer_too(session_cookie, settings):
 
     asyncio.run(scenario())
     connection.close()
+
+
+def test_a_void_request_reaches_every_screen_of_the_table_and_leaves_it_when_refused(session_cookie, dealer, django_user_model):
+    """A pending void is the table's, not one browser's: the sockets open on the table get
+    a fresh snapshot naming it (no new seq), and another when a supervisor refuses it."""
+    from django.contrib.auth.models import Group
+
+    from cardroom.access import Actor
+    from tables.approvals import approval_decide, approval_request
+
+    other = django_user_model.objects.create_user(username="other-sup", password="pw")
+    other.groups.add(Group.objects.get_or_create(name="supervisor")[0])
+
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED, {"type": "open_round", "bank": 100000}, {"type": "wager", "seat": 2, "ante": 500},
+                   {"type": "no_more_bets"})
+        screens = [socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie), socket(f"/ws/tables/{table.pk}/", session_cookie)]
+        for screen in screens:
+            assert (await screen.connect(timeout=TIMEOUT))[0]
+            first = await screen.receive_json_from(timeout=TIMEOUT)
+            assert first["snapshot"]["void_request"] is None
+        approval = await sync_to_async(lambda: approval_request(
+            actor=Actor.of(dealer), table_id=table.pk, kind="void", payload={"reason": "card exposed"}))()
+        for screen in screens:
+            (pushed,) = await receive_until(screen, lambda m: m["type"] == "snapshot")
+            assert pushed["snapshot"]["void_request"] == {
+                "approval": approval.pk, "round": 1, "requested_by": "dealer", "reason": "card exposed"}
+            assert pushed["snapshot"]["version"] == first["snapshot"]["version"]  # no command, no new seq
+        await sync_to_async(lambda: approval_decide(approval_id=approval.pk, decider=Actor.of(other), approve=False, via="device"))()
+        for screen in screens:
+            (pushed,) = await receive_until(screen, lambda m: m["type"] == "snapshot")
+            assert pushed["snapshot"]["void_request"] is None
+            await screen.disconnect()
+
+    play(scenario)
+
+
+def test_a_tap_made_under_another_login_is_answered_as_refused_and_not_run(session_cookie, dealer):
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        tablet = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
+        assert (await tablet.connect(timeout=TIMEOUT))[0]
+        first = await tablet.receive_json_from(timeout=TIMEOUT)
+        command = {"type": "open_round", "bank": 10000, "id": "tab-9"}
+        await tablet.send_json_to({"type": "command", "command": command, "user": dealer.pk + 1000})
+        (answer,) = await receive_until(tablet, lambda m: m["type"] == "result")
+        assert answer["id"] == "tab-9" and answer["result"]["error"]["code"] == "not_authorized"
+        assert await sync_to_async(TableEvent.objects.filter(table_id=table.pk).count)() == first["snapshot"]["version"]
+        await tablet.send_json_to({"type": "command", "command": {**command, "id": "tab-10"}, "user": dealer.pk})
+        seen = await receive_until(tablet, lambda m: m["type"] == "event")
+        assert seen[-1]["seq"] == first["snapshot"]["version"] + 1 and seen[-1]["command_type"] == "open_round"
+        await tablet.disconnect()
+
+    play(scenario)

@@ -92,3 +92,26 @@ def test_every_error_code_has_a_plain_message_for_the_dealer(table, logged_in):
     page = logged_in.get(f"/tables/{table.pk}/tablet/").content.decode()
     data = json.loads(page.split('<script id="page-data" type="application/json">')[1].split("</script>")[0])
     assert data["errors"] == ERROR_TEXT
+
+
+def test_a_tap_made_under_another_login_is_refused_and_changes_nothing(table, logged_in, dealer):
+    """static/table.js names the login a tap was made under; the server never runs it under
+    another person's session (a tablet handed over with taps still queued)."""
+    before = TableEvent.objects.filter(table=table).count()
+    command = {"type": "open_round", "bank": 10000, "id": "tab-1"}
+    response = logged_in.post(f"/api/tables/{table.pk}/commands", command, content_type="application/json",
+                              headers={"X-Cardroom-User": str(dealer.pk + 1000)})
+    assert response.status_code == 403
+    assert response.json()["result"]["error"]["code"] == "not_authorized"
+    assert response.json()["id"] == "tab-1"
+    assert TableEvent.objects.filter(table=table).count() == before
+    response = logged_in.post(f"/api/tables/{table.pk}/commands", command, content_type="application/json",
+                              headers={"X-Cardroom-User": str(dealer.pk)})
+    assert response.json()["result"]["ok"] is True
+
+
+def test_the_tablets_service_worker_is_served_from_the_root_for_everyone():
+    response = Client().get("/tablet-sw.js")
+    assert response.status_code == 200 and response["Content-Type"] == "application/javascript"
+    assert response["Cache-Control"] == "no-cache"
+    assert b"cardroom-tablet-v1" in response.content

@@ -59,6 +59,8 @@ def test_the_offer_step_notice_badge_and_the_floors_window(daphne, policy_table,
     floor.screenshot(path=str(ARTIFACTS / "policy-floor-window.png"))
     before = RotationLogEntry.objects.filter(table=policy_table, action="decline").count()
     tablet.click("button.everyone-declines")
+    expect(tablet.locator("#confirm-dialog")).to_contain_text("the game stops")  # asked first
+    tablet.click("#confirm-dialog button.go")
     expect(tablet.locator("#next")).to_contain_text("every seat declined")
     assert RotationLogEntry.objects.filter(table=policy_table, action="decline").count() == before + 3
     expect(floor.locator(f"a.tile[data-table='{policy_table.pk}'] .alerts")).to_contain_text("no player-dealer")

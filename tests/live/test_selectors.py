@@ -12,7 +12,7 @@ from tables.models import DealerAssignment, Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
 from tables.visibility import TABLET
-from tests.engine.helpers import FEES, example_b
+from tests.engine.helpers import FEES, dealt_round, example_b
 
 from .conftest import assign_dealer, make_table, run
 
@@ -57,7 +57,7 @@ def test_the_tablet_is_told_one_next_step_at_a_time():
     assert v["seats"][0]["actions"] == [{"type": "wager"}, {"type": "withdraw"}]
     assert v["seats"][1]["role"] == "player_dealer" and v["seats"][1]["actions"] == []
     run(table.pk, {"type": "no_more_bets"})
-    assert view(table)["next"] == {"step": "deal", "commands": [{"type": "deal"}], "pending": [1], "cards": 9}
+    assert view(table)["next"] == {"step": "deal", "commands": [{"type": "deal"}, {"type": "deal_by_hand"}], "pending": [1], "cards": 9}
     run(table.pk, {"type": "check", "seat": 1})  # dealt by hand: cards entered as revealed
     v = view(table)
     assert v["next"] == {"step": "flop", "commands": [{"type": "flop"}]}
@@ -89,7 +89,8 @@ def test_the_settlement_preview_is_the_settlement_and_the_floor_follows_to_the_c
     assert r["fees_today"] == 350
     assert r["rounds_per_hour"] == 1 and r["street"] == "between_rounds" and r["bank_left"] is None
     assert "bank_exhausted" in kinds(r)
-    assert r["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 1}
+    assert r["player_dealer"] == {"seat": 1, "player": "P-1", "consecutive_banks": 1,
+                                  "bank_run": {"bank": 2, "of": 2, "text": "2nd of 2"}}
 
 
 def test_the_floor_flags_stops_offers_voids_and_idle_tables():
@@ -221,3 +222,19 @@ def test_ante_presets_are_always_within_the_tables_limits(low, spread, has_min, 
         assert presets[0] == low
     if has_max:
         assert presets[-1] <= low + spread
+
+
+def test_the_bank_in_a_row_is_counted_from_the_round_being_banked():
+    """During the player-dealer's second straight bank the tablet and the floor say "2nd of
+    2" (the settled-round streak alone says 1 then)."""
+    table = make_table(seats=3, fee_schedule=FEES)
+    run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)],
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
+    assert view(table)["bank_run"]["text"] == "1st of 2"  # the next round is their first
+    run(table.pk, {"type": "open_round", "bank": 100000})
+    assert view(table)["bank_run"] == {"bank": 1, "of": 2, "text": "1st of 2"}
+    run(table.pk, *dealt_round([2])[1:])
+    run(table.pk, {"type": "open_round", "bank": 100000})
+    v = view(table)
+    assert v["consecutive_banks"] == 1 and v["bank_run"] == {"bank": 2, "of": 2, "text": "2nd of 2"}
+    assert row(table)["player_dealer"]["bank_run"]["text"] == "2nd of 2"

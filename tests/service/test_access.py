@@ -235,3 +235,47 @@ def test_a_table_a_person_creates_opens_only_once_its_first_configuration_is_app
 def test_a_table_the_system_creates_is_open_at_once():
     table = table_create(name="Seeded", config={"seats": 6}, created_by="seed_demo")
     assert table.is_open and table.config_approved and not Approval.objects.filter(table=table).exists()
+
+
+def test_switching_a_progressive_on_places_the_jackpot_box_with_the_configuration(staff, make_table):
+    """The contributions have a destination from the first round: the table's jackpot box
+    is placed in the configuration's own transaction (and refused with it)."""
+    from collections_fees.counts import boxes_now, placement_in_force
+    from collections_fees.models import BoxPlacement, DropBox
+    from tables.models import Table
+    from tests.engine.test_sidebets import PROGRESSIVE
+
+    table = staff["table"]
+    now, cal = timezone.now(), calendar()
+    day, shift = cal.gaming_day(now), cal.shift(now)
+    progressive = {"side_bets": {"progressive": PROGRESSIVE}}
+
+    # Refused with the configuration when the box cannot be placed (its identifier is
+    # painted on another table's box): no version, no placement.
+    taken = DropBox.objects.create(identifier=f"JACKPOT-{table.pk}", kind="jackpot", table=staff["other"],
+                                   registered_by="sam", registered_at=now)
+    refused_request = approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="config",
+                                       payload={"reason": "progressive", "config": progressive})
+    with pytest.raises(CommandError) as refused:
+        approval_decide(approval_id=refused_request.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
+    assert refused.value.code == "wrong_state" and "jackpot box" in refused.value.message
+    table.refresh_from_db()
+    assert table.config.version == 1 and not BoxPlacement.objects.exists()
+    assert not taken.placements.exists()
+
+    # The table the box was painted for takes it; a table with no jackpot box registered
+    # gets one named after it.
+    for table, box, requester in ((staff["other"], taken.identifier, "sup"), (make_table(), None, "sup")):
+        approval = approval_request(actor=Actor.of(staff[requester]), table_id=table.pk, kind="config",
+                                    payload={"reason": "progressive", "config": progressive})
+        _, version = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
+        placed = placement_in_force(table_id=table.pk, gaming_day=day, shift=shift, slot="jackpot")
+        assert placed is not None and placed.box.kind == "jackpot" and placed.box.table_id == table.pk
+        assert placed.box.identifier == (box or f"JACKPOT-{table.pk}")
+        assert placed.placed_by == "sue" and version.version == 2
+        assert boxes_now([Table.objects.get(pk=table.pk)])[table.pk]["jackpot"] == placed.box.identifier
+    # A later version with the progressive still on keeps the box in force: no second placement.
+    again = approval_request(actor=Actor.of(staff["sup"]), table_id=table.pk, kind="config",
+                             payload={"reason": "pays", "config": {"paytable": "UTH-02"}})
+    approval_decide(approval_id=again.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
+    assert BoxPlacement.objects.filter(table=table, slot="jackpot").count() == 1
