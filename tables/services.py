@@ -110,7 +110,7 @@ def table_create(
         _config_version_create(table=table, engine_config=engine_config, created_by=actor.name, now=now)
         table.save(update_fields=["config"])
         if not actor.is_system:
-            Approval.objects.create(
+            first = Approval.objects.create(
                 table=table,
                 kind="config",
                 payload={"reason": FIRST_CONFIG_REASON, "config": engine_config.to_config()},
@@ -120,6 +120,16 @@ def table_create(
                 requested_address=actor.address[:64],
                 requested_at=now,
             )
+            # As every request is (tables.approvals.approval_request): on the audit trail,
+            # and in the floor's count of waiting approvals once committed.
+            audit_record(
+                actor=actor,
+                action="approval_requested",
+                table_id=table.pk,
+                summary=f"config requested at {table.name} (its first configuration)",
+                detail={"approval": first.pk, "payload": first.payload},
+            )
+            floor_row_changed_on_commit(table.pk)
         stamp = recording.Stamp.at(now)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=stamp, restart=restart_meters)
     return table

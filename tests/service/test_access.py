@@ -223,6 +223,8 @@ def test_a_table_a_person_creates_opens_only_once_its_first_configuration_is_app
     assert not table.is_open
     request = Approval.objects.get(table=table, kind="config")
     assert request.requested_by_id == staff["sup"].pk and request.payload["config"]["paytable"] == "UTH-02"
+    filed = AuditEntry.objects.get(action="approval_requested", table_id=table.pk)
+    assert filed.username == sup.name and filed.detail["approval"] == request.pk
     with pytest.raises(CommandError) as own:
         approval_decide(approval_id=request.pk, decider=sup, approve=True, via="device")
     assert own.value.code == "not_authorized"
