@@ -89,8 +89,8 @@ def round_verify(rnd: Round) -> list[RoundDifference]:
     except Exception as problem:  # stored inputs the engine cannot even read
         return [diff(f"inputs cannot be settled: {problem!r}")]
     found = []
-    stored = [(l.seat, l.bettor or None, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in rnd.lines.all()]
-    recomputed = [(l.seat, l.bettor, l.wager, l.stake, l.result, l.amount, l.uncovered) for l in expected.lines]
+    stored = [(_spot(l.seat, l.bettor), l.wager, l.stake, l.result, l.amount, l.uncovered) for l in rnd.lines.all()]
+    recomputed = [(_spot(l.seat, l.bettor), l.wager, l.stake, l.result, l.amount, l.uncovered) for l in expected.lines]
     if stored != recomputed:
         first = next((i for i, (a, b) in enumerate(zip(stored, recomputed)) if a != b), min(len(stored), len(recomputed)))
         found.append(diff(f"settlement line {first + 1}: stored {_at(stored, first)}, recomputed {_at(recomputed, first)}"))
@@ -127,3 +127,9 @@ def rounds_to_verify(*, day_from=None, day_to=None):
     if day_to:
         rounds = rounds.filter(gaming_day__lte=day_to)
     return rounds.prefetch_related("wagers", "decisions", "cards", "lines", "collections")
+
+
+def _spot(seat: int, bettor: str | None) -> int | str:
+    """Whose line it is, as the report names it: the seat, or `seat/bettor` for a
+    backline bettor's (game-rules 12), as the rounds export writes it."""
+    return f"{seat}/{bettor}" if bettor else seat
