@@ -104,6 +104,9 @@ EVERY_COMMAND = [
     {"type": "wager", "seat": 3, "ante": 1000, "trips": 500},
     {"type": "withdraw", "seat": 3},
     {"type": "wager", "seat": 3, "ante": 2000, "trips": 500},
+    {"type": "backline_wager", "seat": 3, "bettor": "B-1", "ante": 500, "trips": 500},
+    {"type": "backline_withdraw", "seat": 3, "bettor": "B-1"},
+    {"type": "backline_wager", "seat": 3, "bettor": "B-2", "ante": 1000},
     {"type": "no_more_bets"},
     # shuffler order: seat 1, seat 3, the player-dealer, then the board
     {"type": "deal", "cards": ["Ah", "Kh", "8c", "8d", "2s", "7s", "Qh", "Jh", "Th", "4c", "4d"]},
@@ -120,6 +123,7 @@ EVERY_COMMAND = [
     {"type": "open_round", "bank": 50000},
     {"type": "wager", "seat": 1, "ante": 500},
     {"type": "no_more_bets"},
+    {"type": "deal_by_hand"},
     {"type": "void_round", "reason": "shuffler jam"},  # with an approval given by another supervisor
 ]
 
@@ -129,7 +133,7 @@ def test_a_stale_snapshot_with_the_events_applied_equals_a_fresh_one_for_every_c
     the command's events applied, equals a fresh snapshot, and a command sends one event."""
 
     async def scenario():
-        table = await amake_table()
+        table = await amake_table(backline={"max_per_seat": 2, "trips": True})  # every command offered
         # The tablet's view: the same cards as the answers to its commands (the deal's hands).
         communicator = socket(f"/ws/tables/{table.pk}/?role=tablet", session_cookie)
         assert (await communicator.connect(timeout=TIMEOUT))[0]
