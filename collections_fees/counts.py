@@ -61,7 +61,7 @@ COUNT_ERROR_CODES = frozenset(
     """
     invalid_input not_authorized not_found wrong_state shift_not_over shift_closed
     box_in_use box_of_another_table swap_needs_reason explanation_required
-    approval_required count_incomplete one_person_count own_request
+    approval_required count_incomplete one_person_count own_request nothing_to_count
     """.split()
 )
 
@@ -433,9 +433,16 @@ def variance_approve(*, count_id, actor: Actor, note: str = "") -> VarianceAppro
     return approval
 
 
+NOTHING_PLACED = "no box was placed on a table in this shift: there is nothing to count or sign"
+
+
 def sheet_problems(sheet: CountSheet) -> list[str]:
     """Why the sheet cannot be signed as it stands (empty: it can)."""
     boxes, counts = placed_boxes(sheet), counts_in_force(sheet)
+    if not boxes and not counts:
+        # Said apart from "nothing has been counted": with no box placed in the shift there
+        # is nothing the team could count, so the sheet is not one to sign at all.
+        return [NOTHING_PLACED]
     problems = [f"box {box} is not counted" for box in sorted(set(boxes) - set(counts))]
     for count in counts.values():
         if variance_requires(count.variance)[0] and not count.explanation:
@@ -457,6 +464,8 @@ def count_sign(*, sheet_id, actor: Actor) -> CountSignature:
         _lock_shift(sheet.gaming_day, sheet.shift)
         _refuse_if_closed(sheet.gaming_day, sheet.shift)
         problems = sheet_problems(sheet)
+        if problems == [NOTHING_PLACED]:
+            raise CountError("nothing_to_count", NOTHING_PLACED)
         if problems:
             code = "approval_required" if all("approval" in p for p in problems) else "count_incomplete"
             raise CountError(code, "; ".join(problems))

@@ -726,6 +726,8 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
         "sheet": sheet,
         "placements": placements,
         "boxes": boxes,
+        # No box placed in the shift: the page offers no signing and says why.
+        "nothing_placed": sheet is not None and not placements,
         "unboxed": unboxed,
         "signatures": list(sheet.signatures.order_by("signed_at", "id")) if sheet else [],
         "signers": counts.sheet_signers(sheet) if sheet else [],
