@@ -61,7 +61,7 @@ COUNT_ERROR_CODES = frozenset(
     """
     invalid_input not_authorized not_found wrong_state shift_not_over shift_closed
     box_in_use box_of_another_table swap_needs_reason explanation_required
-    approval_required count_incomplete one_person_count own_request
+    approval_required count_incomplete one_person_count own_request nothing_to_count
     """.split()
 )
 
@@ -321,14 +321,23 @@ def box_expected(*, box_id: int, gaming_day: date, shift: str) -> int:
     """Cents the ledgers put in this box in this shift: for a fee box the collection log's
     fees less refunds; for a jackpot box the jackpot fund's contributions less the
     reversals of voided rounds (4 CCR 12384: jackpot collections kept apart)."""
-    fees = CollectionEntry.objects.filter(box_id=box_id, gaming_day=gaming_day, shift=shift).aggregate(
-        taken=Sum("amount", filter=Q(kind="fee"), default=0), given_back=Sum("amount", filter=Q(kind="refund"), default=0)
-    )
-    jackpot = JackpotEntry.objects.filter(box_id=box_id, gaming_day=gaming_day, shift=shift).aggregate(
-        taken=Sum("amount", filter=Q(kind="contribution"), default=0),
-        given_back=Sum("amount", filter=Q(kind="reversal"), default=0),
-    )
-    return fees["taken"] - fees["given_back"] + jackpot["taken"] - jackpot["given_back"]
+    return boxes_expected(box_ids=[box_id], gaming_day=gaming_day, shift=shift)[box_id]
+
+
+def boxes_expected(*, box_ids, gaming_day: date, shift: str) -> dict[int, int]:
+    """box_expected of several boxes of a shift, {box id: cents}, in two queries whatever
+    their number (the count sheet asks for every box of the shift)."""
+    expected = dict.fromkeys(box_ids, 0)
+    for model, taken, given_back in ((CollectionEntry, "fee", "refund"), (JackpotEntry, "contribution", "reversal")):
+        sums = (
+            model.objects.filter(box_id__in=list(expected), gaming_day=gaming_day, shift=shift)
+            .values("box_id")
+            .annotate(taken=Sum("amount", filter=Q(kind=taken), default=0),
+                      given_back=Sum("amount", filter=Q(kind=given_back), default=0))
+        )
+        for row in sums:
+            expected[row["box_id"]] += row["taken"] - row["given_back"]
+    return expected
 
 
 def counted_total(denominations) -> tuple[dict, int]:
@@ -433,9 +442,21 @@ def variance_approve(*, count_id, actor: Actor, note: str = "") -> VarianceAppro
     return approval
 
 
+NOTHING_PLACED = "no box was placed on a table in this shift: there is nothing to count or sign"
+
+
 def sheet_problems(sheet: CountSheet) -> list[str]:
     """Why the sheet cannot be signed as it stands (empty: it can)."""
-    boxes, counts = placed_boxes(sheet), counts_in_force(sheet)
+    return problems_of(placed_boxes(sheet), counts_in_force(sheet))
+
+
+def problems_of(boxes: dict[int, int], counts: dict[int, BoxCount]) -> list[str]:
+    """sheet_problems of a sheet's placed boxes and counts in force, already read (the
+    pages read them for several sheets at once)."""
+    if not boxes and not counts:
+        # Said apart from "nothing has been counted": with no box placed in the shift there
+        # is nothing the team could count, so the sheet is not one to sign at all.
+        return [NOTHING_PLACED]
     problems = [f"box {box} is not counted" for box in sorted(set(boxes) - set(counts))]
     for count in counts.values():
         if variance_requires(count.variance)[0] and not count.explanation:
@@ -457,6 +478,8 @@ def count_sign(*, sheet_id, actor: Actor) -> CountSignature:
         _lock_shift(sheet.gaming_day, sheet.shift)
         _refuse_if_closed(sheet.gaming_day, sheet.shift)
         problems = sheet_problems(sheet)
+        if problems == [NOTHING_PLACED]:
+            raise CountError("nothing_to_count", NOTHING_PLACED)
         if problems:
             code = "approval_required" if all("approval" in p for p in problems) else "count_incomplete"
             raise CountError(code, "; ".join(problems))
@@ -476,10 +499,17 @@ def sheet_signers(sheet: CountSheet) -> list[str]:
     last = BoxCount.objects.filter(sheet=sheet).order_by("-id").values_list("id", flat=True).first()
     if last is None:
         return []
-    names = CountSignature.objects.filter(sheet=sheet, last_count_id=last).order_by("signed_at", "id")
+    return signers_of(CountSignature.objects.filter(sheet=sheet, last_count_id=last).order_by("signed_at", "id"), last)
+
+
+def signers_of(signatures, last_count_id: int | None) -> list[str]:
+    """sheet_signers of a sheet's signatures (in the order signed) and its latest count
+    row's id, already read: each person once, of the signatures covering that row."""
+    if last_count_id is None:
+        return []
     seen, signers = set(), []
-    for signature in names:
-        if signature.user_id not in seen:
+    for signature in signatures:
+        if signature.last_count_id == last_count_id and signature.user_id not in seen:
             seen.add(signature.user_id)
             signers.append(signature.signed_by)
     return signers
@@ -488,6 +518,11 @@ def sheet_signers(sheet: CountSheet) -> list[str]:
 def sheet_is_complete(sheet: CountSheet) -> bool:
     """Two different counters signed the sheet as it stands, and nothing is missing."""
     return len(sheet_signers(sheet)) >= 2 and not sheet_problems(sheet)
+
+
+def standing_of(signers: list[str], problems: list[str]) -> bool:
+    """sheet_is_complete of what was read already."""
+    return len(signers) >= 2 and not problems
 
 
 # --- The shift close --------------------------------------------------------------------

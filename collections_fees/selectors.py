@@ -31,6 +31,7 @@ from .models import (
     BoxPlacement,
     CollectionEntry,
     CountSheet,
+    CountSignature,
     DropBox,
     DropCount,
     ExportManifest,
@@ -668,17 +669,35 @@ def boxes_on_tables(*, gaming_day: date, shift: str) -> list[BoxPlacement]:
 
 
 def shift_states(gaming_day: date) -> list[dict]:
-    """Each shift of a gaming day: its sheet, whether two counters signed it, closed."""
-    now, cal, states = timezone.now(), calendar(), []
+    """Each shift of a gaming day: its sheet, whether two counters signed it, closed.
+    Read for all the day's shifts at once (a fixed number of queries, not one set per
+    shift): the sheets, the placements, the counts, the signatures, the closes."""
+    now, cal = timezone.now(), calendar()
+    sheets = {sheet.shift: sheet for sheet in CountSheet.objects.filter(gaming_day=gaming_day)}
+    placed, in_force, last, signatures = {}, {}, {}, {}
+    for shift, box_id, table_id in BoxPlacement.objects.filter(gaming_day=gaming_day).values_list("shift", "box_id", "table_id"):
+        placed.setdefault(shift, {})[box_id] = table_id
+    sheet_ids = [sheet.pk for sheet in sheets.values()]
+    for count in BoxCount.objects.filter(sheet_id__in=sheet_ids).select_related("approval").order_by("counted_at", "id"):
+        in_force.setdefault(count.sheet_id, {})[count.box_id] = count
+        last[count.sheet_id] = max(last.get(count.sheet_id, 0), count.pk)
+    for signature in CountSignature.objects.filter(sheet_id__in=sheet_ids).order_by("signed_at", "id"):
+        signatures.setdefault(signature.sheet_id, []).append(signature)
+    closes = {}
+    for close in ShiftClose.objects.filter(gaming_day=gaming_day).order_by("at", "id"):
+        closes[close.shift] = close  # the latest of each shift is in force
+    states = []
     for name in cal.shift_names():
-        sheet = count_sheet_of(gaming_day=gaming_day, shift=name)
+        sheet = sheets.get(name)
+        signers = counts.signers_of(signatures.get(sheet.pk, []), last.get(sheet.pk)) if sheet else []
+        problems = counts.problems_of(placed.get(name, {}), in_force.get(sheet.pk, {})) if sheet else []
         states.append({
             "shift": name,
             "over": now >= cal.shift_bounds(gaming_day, name)[1],
             "sheet": sheet,
-            "signers": counts.sheet_signers(sheet) if sheet else [],
-            "complete": bool(sheet) and counts.sheet_is_complete(sheet),
-            "closed": counts.shift_is_closed(gaming_day, name),
+            "signers": signers,
+            "complete": bool(sheet) and counts.standing_of(signers, problems),
+            "closed": name in closes and closes[name].action == "close",
         })
     return states
 
@@ -697,6 +716,9 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
     if sheet is not None:
         for count in BoxCount.objects.filter(sheet=sheet).select_related("approval").order_by("counted_at", "id"):
             history.setdefault(count.box_id, []).append(count)
+    expected = counts.boxes_expected(
+        box_ids=[placement.box_id for placement in placements], gaming_day=gaming_day, shift=shift
+    )
     boxes, seen = [], set()
     for placement in placements:
         if placement.box_id in seen:
@@ -707,7 +729,7 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
         boxes.append({
             "box": placement.box,
             "table": placement.table,
-            "expected": counts.box_expected(box_id=placement.box_id, gaming_day=gaming_day, shift=shift),
+            "expected": expected[placement.box_id],
             "count": current,
             "recounts": rows[:-1][::-1],
             "needs_approval": current is not None and counts.needs_approval(current) and not hasattr(current, "approval"),
@@ -720,17 +742,26 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
     )
     close = latest_close(gaming_day=gaming_day, shift=shift)
     closed = close is not None and close.action == "close"
+    # Where the sheet stands, from the rows read above (counts.sheet_problems and
+    # sheet_signers would read them again, twice each).
+    signatures = list(sheet.signatures.order_by("signed_at", "id")) if sheet else []
+    in_force = {box_id: rows[-1] for box_id, rows in history.items()}
+    last = max((count.pk for rows in history.values() for count in rows), default=None)
+    signers = counts.signers_of(signatures, last) if sheet else []
+    problems = counts.problems_of({p.box_id: p.table_id for p in placements}, in_force) if sheet else []
     return {
         "gaming_day": gaming_day,
         "shift": shift,
         "sheet": sheet,
         "placements": placements,
         "boxes": boxes,
+        # No box placed in the shift: the page offers no signing and says why.
+        "nothing_placed": sheet is not None and not placements,
         "unboxed": unboxed,
-        "signatures": list(sheet.signatures.order_by("signed_at", "id")) if sheet else [],
-        "signers": counts.sheet_signers(sheet) if sheet else [],
-        "problems": counts.sheet_problems(sheet) if sheet else [],
-        "complete": bool(sheet) and counts.sheet_is_complete(sheet),
+        "signatures": signatures,
+        "signers": signers,
+        "problems": problems,
+        "complete": bool(sheet) and counts.standing_of(signers, problems),
         "closed": closed,
         "closes": list(ShiftClose.objects.filter(gaming_day=gaming_day, shift=shift).order_by("at", "id")),
         "reopen_requests": list(

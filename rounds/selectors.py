@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch
 
-from collections_fees.models import CollectionEntry
+from collections_fees.models import CollectionEntry, JackpotEntry
 from collections_fees.selectors import (
     SCHEDULE,
     Filters,
@@ -41,6 +41,7 @@ CE = CollectionEntry._meta.db_table
 TABLE = Table._meta.db_table
 CONFIG = TableConfig._meta.db_table
 EVENT = TableEvent._meta.db_table
+JACKPOT = JackpotEntry._meta.db_table
 ROTATION = RotationLogEntry._meta.db_table
 
 
@@ -70,6 +71,7 @@ ROUND_EXPORT_COLUMNS = (
     ("pd_hole", "b.pd_hole"),
     ("player_hole", "b.player_hole"),
     ("wagers", "b.wagers"),
+    ("progressive", "b.progressive"),
     ("decisions", "b.decisions"),
     ("settlement", "b.settlement_lines"),
     ("fees_cents", "b.fees"),
@@ -89,6 +91,7 @@ CARD_SHOWN = (
 
 # The compact encodings of the export's list columns (docs/compliance-exports.md):
 #   wagers      "seat:kind:cents" in seat order, then ante, blind, trips, play
+#   progressive "seat:cents" per progressive wager (its meter's contribution), seat order
 #   decisions   "seat:street:action:cents" in the order they were made
 #   player_hole "seat:card card" per seat, ";" between seats
 #   settlement  "seat:wager:stake:result:amount:uncovered" in settlement order
@@ -112,6 +115,8 @@ ROUND_LISTS = f"""
                                   WHERE f.round_id = w.round_id AND f.seat = w.seat AND f.bettor = w.bettor),
                                 array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
        FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
+    (SELECT string_agg(j.seat || ':' || j.amount, ' ' ORDER BY j.seat, j.id)
+       FROM {JACKPOT} j WHERE j.round_id = r.id AND j.kind = 'contribution') AS progressive,
     (SELECT string_agg({_spot('d')} || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
        FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
     (SELECT string_agg(c.card, ' ' ORDER BY c.index)
@@ -186,6 +191,13 @@ def round_detail(*, round_id: int) -> Round:
             Prefetch("decisions", queryset=Decision.objects.order_by("id")),
             Prefetch("cards", queryset=RoundCard.objects.order_by("position", "index")),
             Prefetch("lines", queryset=SettlementLine.objects.order_by("order")),
+            # A progressive wager is not a Wager row: it is recorded as its meter's
+            # contribution (tables/recording.py), and read from there.
+            Prefetch(
+                "jackpot",
+                queryset=JackpotEntry.objects.filter(kind="contribution").select_related("meter").order_by("seat", "id"),
+                to_attr="progressive_wagers",
+            ),
             Prefetch(
                 "collections",
                 queryset=CollectionEntry.objects.select_related("refund_of", "schedule").order_by("seq"),
@@ -227,12 +239,30 @@ def round_cards_recorded(rnd: Round) -> RoundCards:
     return round_cards(rnd, lambda card: withheld is not None and card not in withheld)
 
 
-def round_dealers(rnd: Round) -> list[str]:
-    """The staff who sent commands during the round (open_round to settle or void)."""
+# Commands a supervisor sends as the approver of a step of the round, recorded under their
+# own name (tables.services._approved): they approve, they do not deal.
+APPROVER_COMMANDS = {"confirm_award": "Progressive award confirmed", "start_game": "New game approved"}
+
+
+def round_people(rnd: Round) -> dict:
+    """Who dealt the round (the staff whose commands drove it, open_round to settle or
+    void) and who approved a step of it, under its own label: a supervisor confirming a
+    progressive award is not one of the round's dealers, nor is the supervisor whose
+    approval a void names."""
     events = TableEvent.objects.filter(table_id=rnd.table_id, created_at__gte=rnd.opened_at)
     if rnd.closed_at is not None:
         events = events.filter(created_at__lte=rnd.closed_at)
-    return list(events.values_list("actor", flat=True).distinct().order_by("actor"))
+    dealers, approvals = set(), []
+    for actor, kind, command in events.order_by("seq").values_list("actor", "command_type", "command"):
+        command = command if isinstance(command, dict) else {}
+        if kind in APPROVER_COMMANDS:
+            seat = f" (seat {command['seat']})" if command.get("seat") is not None else ""
+            approvals.append({"label": APPROVER_COMMANDS[kind] + seat, "by": command.get("approved_by") or actor})
+            continue
+        dealers.add(actor)
+        if kind == "void_round" and command.get("approved_by"):
+            approvals.append({"label": "Void approved", "by": command["approved_by"]})
+    return {"dealers": sorted(dealers), "approvals": approvals}
 
 
 # --- Rotation log --------------------------------------------------------------------

@@ -60,7 +60,7 @@ def round_detail(request, round_id: int):
     context = {
         "round": rnd,
         "cards": selectors.round_cards_recorded(rnd),
-        "dealers": selectors.round_dealers(rnd),
+        **selectors.round_people(rnd),
         # Re-decided from the stored inputs by the rules engine (rounds/audit.py): what
         # `manage.py verify_rounds` reports, for this one round.
         "differences": round_verify(rnd) if rnd.status == "settled" else None,

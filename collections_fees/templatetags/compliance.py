@@ -18,6 +18,15 @@ def dollars(cents):
 
 
 @register.filter
+def label(key):
+    """An engine key (`one_pair`, `bad_beat`, `royal_first_five`) in words (rounds/labels.py);
+    the exports keep the keys."""
+    from rounds.labels import label as words
+
+    return words(key)
+
+
+@register.filter
 def signed_dollars(cents):
     """A variance: "+$1.00", "-$1.00", "$0.00"."""
     if cents is None or cents == "":

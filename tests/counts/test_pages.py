@@ -113,3 +113,20 @@ def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table(
     now = timezone.now()
     placed_now = BoxPlacement.objects.filter(gaming_day=calendar().gaming_day(now), shift=calendar().shift(now))
     assert placed_now.count() == len(tables) + 1
+
+
+def test_a_sheet_with_no_box_placed_offers_no_signing_and_says_why(clock):
+    """Issue 22 item 14: a shift in which no box was placed has nothing to count, so its
+    sheet does not offer "Sign the count as it stands" (which could only be refused); it
+    says why, and a signature posted anyway is refused with its own code."""
+    from .play import AFTER_THE_DAY
+
+    clock.set(*AFTER_THE_DAY)
+    cal = client_of(person("count-cal", "count_team"))
+    assert cal.post(SHEET, {"action": "open"}).status_code == 302
+    page = cal.get(SHEET).content.decode()
+    assert "Sign the count as it stands" not in page
+    assert "Nothing to sign: no box was placed on a table in the day shift" in page
+    refused = cal.post(SHEET, {"action": "sign"}, follow=True).content.decode()
+    assert "nothing_to_count" in refused
+    assert not CountSignature.objects.exists()
