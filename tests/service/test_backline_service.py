@@ -170,3 +170,23 @@ def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
     assert f"{spot}:preflop:play:2000" in row["decisions"].split(" ")
     settled = [item.split(":")[0] for item in row["settlement_lines"].split(" ")]
     assert settled == ["2", "2", "2", spot, spot, spot, spot, "2/B-2", "2/B-2", "2/B-2"]
+
+
+@pytest.mark.django_db
+def test_the_floor_counts_a_seats_backlines_and_their_amounts_never_naming_a_bettor():
+    import json
+
+    from tables.selectors import floor_rows
+
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    run_ok(table, *E_COMMANDS[: E_COMMANDS.index({"type": "no_more_bets"}) + 2])  # to seat 2's Play
+    (row,) = floor_rows([table.pk])
+    assert row["backlines"] == [
+        {"seat": 2, "count": 2, "wagers": [
+            {"ante": 500, "blind": 500, "trips": 500, "play": 2000},
+            {"ante": 2000, "blind": 2000, "trips": 0, "play": 8000},
+        ]},
+    ]
+    assert "B-1" not in json.dumps(row) and "B-2" not in json.dumps(row)
+    run_ok(table, *E_COMMANDS[E_COMMANDS.index({"type": "no_more_bets"}) + 2:])
+    assert floor_rows([table.pk])[0]["backlines"] == []  # between rounds nobody stands behind a seat
