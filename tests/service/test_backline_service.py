@@ -190,3 +190,33 @@ def test_the_floor_counts_a_seats_backlines_and_their_amounts_never_naming_a_bet
     assert "B-1" not in json.dumps(row) and "B-2" not in json.dumps(row)
     run_ok(table, *E_COMMANDS[E_COMMANDS.index({"type": "no_more_bets"}) + 2:])
     assert floor_rows([table.pk])[0]["backlines"] == []  # between rounds nobody stands behind a seat
+
+
+@pytest.mark.django_db
+def test_the_round_page_names_each_backline_lines_bettor_under_its_seat(client):
+    """The round's record (/compliance/rounds/<id>/): the bettors' wagers, carried decisions
+    and settlement lines come under seat 2, each naming its bettor, and their nets."""
+    import re
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    run_ok(table, *E_COMMANDS)
+    officer = get_user_model().objects.create_user("officer-backline", password="not-used-here")
+    officer.groups.add(Group.objects.get_or_create(name="compliance")[0])
+    client.force_login(officer)
+    html = client.get(f"/compliance/rounds/{Round.objects.get(table=table).pk}/").content.decode()
+    settlement = html[html.index('id="settlement-lines"'):html.index("</tbody>", html.index('id="settlement-lines"'))]
+    rows = re.findall(r"<tr([^>]*)><td>(\d+)</td><td>(.*?)</td><td>(.*?)</td><td>(\w+)</td>", settlement)
+    spots = [(cells[2], cells[3], cells[4]) for cells in rows]
+    behind = '<span class="behind">&#8627; behind seat 2</span>'
+    assert spots == [
+        ("2", "P-2", "ante"), ("2", "P-2", "play"), ("2", "P-2", "blind"),
+        (behind, "bettor B-1", "ante"), (behind, "bettor B-1", "play"), (behind, "bettor B-1", "blind"),
+        (behind, "bettor B-1", "trips"),
+        (behind, "bettor B-2", "ante"), (behind, "bettor B-2", "play"), (behind, "bettor B-2", "blind"),
+    ]
+    # 4 lines; 4 wagers (Ante, Blind, Trips, the Play recorded as a wager); the carried Play decision.
+    assert html.count('class="backline" data-bettor="B-1"') == 4 + 4 + 1
+    assert "behind seat 2, bettor B-1 +$35.00" in html and "behind seat 2, bettor B-2 $0.00" in html
