@@ -202,6 +202,10 @@ def _seat_view(game: TableGame, n: int) -> dict:
         actions = [{"type": "leave"}]
     elif role == "player" and rnd.phase == "betting":
         actions = [{"type": "wager"}] + ([{"type": "withdraw"}] if entry else [{"type": "leave"}])
+        offer = game.config.backline
+        # A backline goes behind a player's wager, up to the table's most per seat (game-rules 12).
+        if offer is not None and entry is not None and len(rnd.behind(n)) < offer.max_per_seat:
+            actions.append({"type": "backline_wager", "trips": offer.trips})
     elif role == "player" and entry is None:
         actions = [{"type": "leave"}]
     else:
