@@ -119,12 +119,12 @@ def _without_bettors(value, places: dict):
     (`behind`), for the live view. `places` ((seat, bettor) -> place) is filled in the
     order the bettors are met: a round's backlines, and a settlement's lines, come in the
     order the wagers were first placed, so one snapshot numbers each bettor once and alike.
-    A fee line names a bettor as its `player` when its payer is a backline."""
+    A line naming a `bettor` (a wager's, a fee's) has the bettor as its `player` too: both go."""
     if isinstance(value, list):
         return [_without_bettors(item, places) for item in value]
     if not isinstance(value, dict):
         return value
-    bettor = value.get("bettor") or (value.get("player") if value.get("payer") == "backline" else None)
+    bettor = value.get("bettor")
     out = {key: _without_bettors(item, places) for key, item in value.items() if key != "bettor"}
     if bettor:
         seat = value.get("seat")

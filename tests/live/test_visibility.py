@@ -332,3 +332,15 @@ def test_the_live_view_counts_a_seats_backlines_and_their_amounts_but_never_name
         (2, 1, "ante"), (2, 1, "play"), (2, 1, "blind"), (2, 1, "trips"), (2, 2, "ante"), (2, 2, "play"), (2, 2, "blind"),
     ]
     assert settled["backline"] == [{"seat": 2, "behind": 1, "net": 3500}, {"seat": 2, "behind": 2, "net": 0}]
+
+
+def test_a_seats_withdrawal_tells_the_live_view_how_many_backlines_went_back_not_whose():
+    game = new_game(6, backline={"max_per_seat": 2})
+    for command in backline_round()[:6]:
+        game, _, _ = game.apply(command)
+    game, _, _ = game.apply({"type": "backline_wager", "seat": 2, "bettor": BETTORS[0], "ante": 500})
+    game, result, _ = game.apply({"type": "withdraw", "seat": 2})
+    message = {"seq": 8, "command_type": "withdraw", "result": result, "snapshot": full_snapshot(game, 8)}
+    assert event_for(message, TABLET)["result"]["backline_returned"] == [BETTORS[0]]
+    live = event_for(message, LIVE)
+    assert live["result"]["backline_returned"] == 1 and BETTORS[0] not in json.dumps(live)
