@@ -1,8 +1,8 @@
 """Backline wagers on the tablet (game-rules 12), end to end in headless Chromium: two
 bettors behind one seat, added (and one withdrawn) on the tablet, their Play taken with
 the seat's, and the settlement overlay listing each bettor's lines, named, under the seat.
-The read-only live view of the same table shows how many bettors and their wagers, never
-their ids. Screenshots go to test-artifacts/."""
+The read-only live view of the same table, and the floor's tile, show how many bettors
+and their wagers, never their ids. Screenshots go to test-artifacts/."""
 
 import pytest
 
@@ -75,6 +75,13 @@ def test_two_backlines_behind_a_seat_are_played_through_to_the_settlement(daphne
     expect(live_seat.locator(".backlines li .bettor")).to_have_text(["Backline 1", "Backline 2"])
     expect(live_seat.locator(".backlines li").nth(1).locator(".wagers")).to_have_text("Ante $20.00 · Blind $20.00")
     assert not any(b in live.content() for b in ("B-Ann", "B-Bob", "B-Cat"))
+    # The floor's tile: how many behind seat 2 and their Antes, no bettor's id.
+    floor = context.new_page()
+    floor.goto(f"{daphne.url}/floor/")
+    fact = floor.locator(f".tile[data-table='{table.pk}'] .fact.backline")
+    expect(fact.locator(".label")).to_have_text("Behind seat 2")
+    expect(fact.locator(".value")).to_have_text("2 backlines: $10.00 + $20.00")
+    assert not any(b in floor.content() for b in ("B-Ann", "B-Bob", "B-Cat"))
 
     tablet.click("button:has-text('No more bets')")
     tablet.click("button:has-text('Dealt by hand')")
