@@ -117,7 +117,9 @@ def test_a_void_refunds_each_bettors_fee():
 
 
 @pytest.mark.django_db
-def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user_model):
+def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user_model, client):
+    from django.contrib.auth.models import Group
+
     from tables.models import Approval
 
     table = e_table()
@@ -132,6 +134,13 @@ def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user
     assert reversal["backline"] == [{"seat": 2, "bettor": "B-1", "amount": -3500}, {"seat": 2, "bettor": "B-2", "amount": 0}]
     total = sum(s["amount"] for s in reversal["seats"]) + sum(b["amount"] for b in reversal["backline"])
     assert total + reversal["player_dealer"]["amount"] == 0
+    # The round page says each bettor's reversal too, beside the seats' and the bank's.
+    officer = django_user_model.objects.create_user("officer-correction", password="not-used-here")
+    officer.groups.add(Group.objects.get_or_create(name="compliance")[0])
+    client.force_login(officer)
+    html = client.get(f"/compliance/rounds/{Round.objects.get(table=table).pk}/").content.decode()
+    corrected = html[html.index('id="round-corrected"'):]
+    assert "behind seat 2, bettor B-1 -$35.00" in corrected and "behind seat 2, bettor B-2 $0.00" in corrected
 
 
 @pytest.mark.django_db
