@@ -60,6 +60,9 @@
       fact("bank-left", "Bank left", money(r.bank_left)), fact("seated", "Seated", `${r.seated} / ${r.seats}`),
       fact("rph", "Rounds/h", r.rounds_per_hour), fact("fees", "Fees today", money(r.fees_today)),
       fact("box", "Drop box", (r.boxes.fees || "none") + (r.boxes.jackpot ? ` · jackpot ${r.boxes.jackpot}` : "")),
+      // Backline wagers (game-rules 12): how many behind each seat and their Antes; no bettor is named.
+      ...(r.backlines || []).map((b) => fact("backline", `Behind seat ${b.seat}`,
+        `${b.count} backline${b.count === 1 ? "" : "s"}: ${b.wagers.map((w) => money(w.ante)).join(" + ")}`)),
       r.meter ? h("div", { class: "fact meter", "data-meter": r.meter.name }, h("span", { class: "label" }, r.meter.name), h("span", { class: "value" }, money(r.meter.meter))) : null),
     h("div", { class: "alerts" },
       ...r.alerts.map((a) => h("span", { class: `alert ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-kind": a.kind }, a.text))));

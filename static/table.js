@@ -32,6 +32,7 @@
   let tapCount = 0;
   let picker = null; // {command, labels: [...], cards: [...], build(cards) -> command}
   const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
+  const backlineDrafts = {}; // seat -> {bettor, ante, trips, open}: a backline being typed
 
   // --- the settlement of the last settled round, kept until the dealer is done ---------
   const SETTLEMENT_KEY = mine("settlement");
@@ -358,6 +359,8 @@
     switch (c.type) {
       case "wager": return `Bet ${money(c.ante)}${c.trips ? ` + Trips ${money(c.trips)}` : ""}`;
       case "play": return `Play ${c.multiple}×`;
+      case "backline_wager": return `Backline ${c.bettor} ${money(c.ante)}`;
+      case "backline_withdraw": return `Withdraw backline ${c.bettor}`;
       default: return c.type.charAt(0).toUpperCase() + c.type.slice(1).replaceAll("_", " ");
     }
   }
@@ -385,6 +388,55 @@
     if (!waiting.length) return null;
     const how = status === "open" ? "sending" : "queued";
     return h("div", { class: "queued" }, ...waiting.map((entry) => h("span", { class: "badge queued", "data-tap": entry.id }, `${tapName(entry.command)} · ${how}`)));
+  }
+
+  // --- backline wagers (game-rules 12) --------------------------------------------------------
+  // The tablet names each bettor; the live view gets their place behind the seat instead
+  // (`behind`, tables.visibility), never their id.
+  const isBackline = (x) => Boolean(x.bettor || x.behind);
+  const bettorName = (x) => x.bettor || `Backline ${x.behind}`;
+  const sameBettor = (a, b) => (a.bettor ? a.bettor === b.bettor : a.behind === b.behind);
+
+  // Behind the seat: how many, each one's wagers (its Play is taken with the seat's), and
+  // on the tablet during betting, a withdraw for each.
+  function seatBacklines(seat) {
+    const behind = seat.backlines || [];
+    if (!behind.length) return null;
+    const betting = view().phase === "betting";
+    const waiting = queuedAt(seat.seat).length > 0;
+    return h("div", { class: "backlines", "data-count": behind.length },
+      h("span", { class: "label" }, `${behind.length} backline${behind.length === 1 ? "" : "s"} behind`),
+      h("ul", {}, ...behind.map((b, i) => h("li", { class: `backline ${b.folded ? "folded" : ""}`, "data-bettor": b.bettor || null, "data-behind": b.behind || i + 1 },
+        h("strong", { class: "bettor" }, bettorName(b)), " ", h("span", { class: "wagers" }, wagerLine(b)), b.folded ? " · folded" : "",
+        isTablet && betting ? h("button", { class: "quiet backline-withdraw", disabled: waiting,
+          "aria-label": `Withdraw ${b.bettor}'s backline behind seat ${seat.seat}`,
+          onclick: () => tap({ type: "backline_withdraw", seat: seat.seat, bettor: b.bettor }) }, "Withdraw") : null))));
+  }
+
+  // "Add a backline": the bettor's id, the Ante (the Blind equals it) and Trips where the
+  // table's backline takes it. The engine checks who may bet and the limits.
+  function backlineForm(seat, offer, waiting) {
+    const n = seat.seat;
+    const draft = backlineDrafts[n] || (backlineDrafts[n] = { bettor: "", ante: "", trips: "", open: false });
+    const field = (name, label, extra = {}) => h("input", { name, value: draft[name], "aria-label": `${label} behind seat ${n}`,
+      oninput: (e) => { draft[name] = e.target.value; }, ...extra });
+    const submit = (e) => {
+      e.preventDefault();
+      const bettor = draft.bettor.trim();
+      const ante = toCents(draft.ante);
+      const trips = offer.trips && String(draft.trips).trim() !== "" ? toCents(draft.trips) : 0;
+      if (!bettor) return; // the field is required: the browser asks for it
+      if (ante === null || trips === null) { showError("invalid_amount"); return; }
+      Object.assign(draft, { bettor: "", ante: "", trips: "", open: false }); // one backline at a time
+      tap({ type: "backline_wager", seat: n, bettor, ante, ...(trips ? { trips } : {}) });
+    };
+    return h("details", { class: "backline-add", open: draft.open, ontoggle: (e) => { draft.open = e.target.open; } },
+      h("summary", {}, "Add a backline"),
+      h("form", { class: "inline backline-form", onsubmit: submit },
+        h("label", {}, "Bettor ", field("bettor", "Backline bettor", { placeholder: "Bettor id", required: true })),
+        h("label", {}, "Ante $", field("ante", "Backline Ante", { inputmode: "decimal", required: true })),
+        offer.trips ? h("label", {}, "Trips $", field("trips", "Backline Trips", { inputmode: "decimal", placeholder: "none" })) : null,
+        h("button", { type: "submit", disabled: waiting }, "Add backline")));
   }
 
   function seatActions(seat) {
@@ -420,8 +472,12 @@
           : h("button", { class: "quiet", disabled: waiting, onclick: () => tap(command) }, "Withdraw"));
       } else if (a.type === "wager") {
         out.push(wagerForm(seat, waiting));
+      } else if (a.type === "backline_wager") {
+        out.push(backlineForm(seat, a, waiting));
       } else if (decidesNow(seat) && !waiting) {
-        const label = a.type === "check" ? "Check" : a.type === "fold" ? "Fold" : `Play ${a.multiple}× (${money(seat.play_amounts[a.multiple])})`;
+        let label = a.type === "check" ? "Check" : a.type === "fold" ? "Fold" : `Play ${a.multiple}× (${money(seat.play_amounts[a.multiple])})`;
+        // The bettors behind the seat follow its decision (the engine carries it).
+        if (seat.backlines.length) label += ` · with ${seat.backlines.length} backline${seat.backlines.length === 1 ? "" : "s"}`;
         out.push(h("button", { class: `decision ${a.type}`, onclick: () => tap({ ...a, seat: n }) }, label));
       }
     }
@@ -493,7 +549,7 @@
     return inputs;
   }
 
-  const SEAT_PARTS = [seatHead, seatWagers, seatDecision, seatHole, seatQueued, seatActions];
+  const SEAT_PARTS = [seatHead, seatWagers, seatDecision, seatHole, seatBacklines, seatQueued, seatActions];
 
   // Seats are redrawn only when what they show changed: a seat the dealer is typing in
   // keeps its inputs and focus while another seat's tap is answered.
@@ -750,25 +806,35 @@
     const order = [...new Set(s.lines.map((l) => l.seat))];
     const rank = (seat) => (order.includes(seat) ? order.indexOf(seat) : order.length); // a seat with no line last
     const seats = [...s.seats].sort((a, b) => rank(a.seat) - rank(b.seat));
-    const refunds = new Map((s.fee_refunds || []).map((f) => [f.seat, f.amount]));
-    return seats.map((seat) => {
-      const mine = s.lines.filter((l) => l.seat === seat.seat);
-      const uncovered = mine.filter((l) => l.result === "win").reduce((sum, l) => sum + (l.uncovered || 0), 0);
-      // Handed back: a whole stake (no action, or a win-capped wager that collects nothing)
-      // and the part of a losing wager the win cap returns.
-      const returned = mine.reduce((sum, l) => {
-        const action = lineAction(l);
-        if (action.kind === "return") return sum + action.amount;
-        return l.result === "lose" ? sum + (l.uncovered || 0) : sum;
-      }, 0);
-      const action = seat.net > 0 ? { verb: "Pay", kind: "pay", amount: seat.net }
-        : seat.net < 0 ? { verb: "Collect", kind: "collect", amount: -seat.net }
-        : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
-      const notes = [];
-      if (uncovered) notes.push(`${money(uncovered)} uncovered (bank exhausted)`);
-      if (returned && action.kind !== "return") notes.push(`return ${money(returned)}`);
-      return { seat, action, refund: refunds.get(seat.seat) || 0, uncovered, returned, notes };
-    });
+    const refunds = new Map((s.fee_refunds || []).filter((f) => !isBackline(f)).map((f) => [f.seat, f.amount]));
+    return seats.map((seat) => ({
+      ...totalOf(seat.net, s.lines.filter((l) => l.seat === seat.seat && !isBackline(l))),
+      seat, refund: refunds.get(seat.seat) || 0,
+      // The bettors behind the seat, in the order they first wagered (the engine's `backline`).
+      backlines: (s.backline || []).filter((b) => b.seat === seat.seat).map((b) => ({
+        bettor: b, refund: ((s.fee_refunds || []).find((f) => f.seat === b.seat && isBackline(f) && sameBettor(f, b)) || {}).amount || 0,
+        ...totalOf(b.net, s.lines.filter((l) => l.seat === b.seat && isBackline(l) && sameBettor(l, b))),
+      })),
+    }));
+  }
+
+  // One spot's total from its net and its lines: a seat's player's own, or a bettor's.
+  function totalOf(net, mine) {
+    const uncovered = mine.filter((l) => l.result === "win").reduce((sum, l) => sum + (l.uncovered || 0), 0);
+    // Handed back: a whole stake (no action, or a win-capped wager that collects nothing)
+    // and the part of a losing wager the win cap returns.
+    const returned = mine.reduce((sum, l) => {
+      const action = lineAction(l);
+      if (action.kind === "return") return sum + action.amount;
+      return l.result === "lose" ? sum + (l.uncovered || 0) : sum;
+    }, 0);
+    const action = net > 0 ? { verb: "Pay", kind: "pay", amount: net }
+      : net < 0 ? { verb: "Collect", kind: "collect", amount: -net }
+      : returned ? { verb: "Return", kind: "return", amount: returned } : { verb: "Push", kind: "push", amount: null };
+    const notes = [];
+    if (uncovered) notes.push(`${money(uncovered)} uncovered (bank exhausted)`);
+    if (returned && action.kind !== "return") notes.push(`return ${money(returned)}`);
+    return { action, uncovered, returned, notes };
   }
 
   const doCell = (action, note) => h("td", { class: `do ${action.kind}` },
@@ -777,13 +843,16 @@
 
   function settlementView(s, kind) {
     const pd = s.player_dealer;
-    const totals = seatTotals(s).map(({ seat, action, refund, uncovered, returned, notes }) => h("tr", {
+    const totals = seatTotals(s).flatMap(({ seat, action, refund, uncovered, returned, notes, backlines }) => [h("tr", {
       class: `total ${action.kind}`, "data-seat": seat.seat, "data-uncovered": uncovered, "data-returned": returned },
       h("td", { class: "who" }, h("strong", {}, `Seat ${seat.seat}`), " ", h("span", { class: "player-name" }, seat.player)),
       h("td", { class: "hand" }, seat.folded || !seat.hand ? "folded" : HAND[seat.hand]),
-      doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · "))));
-    const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind}`, "data-seat": line.seat },
-      h("td", { class: "num" }, i + 1), h("td", {}, `Seat ${line.seat}`), h("td", {}, line.wager),
+      doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · "))),
+      // Under the seat, each bettor behind it, named, with their own lines in order.
+      ...backlines.map((b) => backlineTotal(s, seat, b))]);
+    const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind} ${isBackline(line) ? "backline" : ""}`,
+      "data-seat": line.seat, "data-bettor": isBackline(line) ? bettorName(line) : null },
+      h("td", { class: "num" }, i + 1), h("td", {}, isBackline(line) ? `Seat ${line.seat} · behind: ${bettorName(line)}` : `Seat ${line.seat}`), h("td", {}, line.wager),
       h("td", { class: "num" }, money(line.stake)), doCell(lineAction(line), lineAction(line).note)));
     const refunds = s.fee_refunds || [];
     return h("div", { class: `settlement ${kind}`, "data-round": s.round },
@@ -799,6 +868,16 @@
         h("table", { class: "grid lines" },
           h("thead", {}, h("tr", {}, ...["#", "Seat", "Wager", "Stake", "Do"].map((t) => h("th", {}, t)))),
           h("tbody", {}, ...lines))));
+  }
+
+  // A bettor's row under the seat (the seat's hand is theirs), then their lines in order.
+  function backlineTotal(s, seat, { bettor, action, refund, notes }) {
+    const mine = s.lines.filter((l) => l.seat === seat.seat && isBackline(l) && sameBettor(l, bettor));
+    return h("tr", { class: `total backline ${action.kind}`, "data-seat": seat.seat, "data-bettor": bettorName(bettor) },
+      h("td", { class: "who" }, `↳ behind seat ${seat.seat}: `, h("strong", { class: "bettor" }, bettorName(bettor))),
+      h("td", { class: "backline-lines" }, ...mine.map((l) => h("span", { class: `line ${lineAction(l).kind}`, "data-wager": l.wager },
+        `${l.wager} ${lineAction(l).verb.toLowerCase()}${lineAction(l).amount !== null ? ` ${money(lineAction(l).amount)}` : ""}`)).flatMap((el, i) => (i ? [" · ", el] : [el]))),
+      doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · ")));
   }
 
   // The progressive is paid from its fund, not by the player-dealer: highest seat first.

@@ -202,6 +202,10 @@ def _seat_view(game: TableGame, n: int) -> dict:
         actions = [{"type": "leave"}]
     elif role == "player" and rnd.phase == "betting":
         actions = [{"type": "wager"}] + ([{"type": "withdraw"}] if entry else [{"type": "leave"}])
+        offer = game.config.backline
+        # A backline goes behind a player's wager, up to the table's most per seat (game-rules 12).
+        if offer is not None and entry is not None and len(rnd.behind(n)) < offer.max_per_seat:
+            actions.append({"type": "backline_wager", "trips": offer.trips})
     elif role == "player" and entry is None:
         actions = [{"type": "leave"}]
     else:
@@ -229,6 +233,13 @@ def _seat_view(game: TableGame, n: int) -> dict:
             if entry
             else None
         ),
+        # The backline wagers behind the seat, in the order first placed (game-rules 12). The
+        # tablet gets each bettor's id; tables.visibility takes it out of the live view.
+        "backlines": [
+            {"seat": n, "bettor": b.bettor, "ante": b.ante, "blind": b.blind, "trips": b.trips, "play": b.play,
+             "folded": b.folded}
+            for b in rnd.behind(n)
+        ] if entry else [],
         "owes": owes,
         "owes_now": owes_now,
         "tppp": game.tppp.badge if game.tppp and game.tppp.seat == n else None,  # the badge shown at the seat
@@ -641,8 +652,26 @@ def _floor_row(
         "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
         "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
         "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
+        "backlines": _floor_backlines(rnd),
         "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,
     }
+
+
+def _floor_backlines(rnd) -> list[dict]:
+    """The backline wagers of the round in play, seat by seat: how many a seat carries and
+    each one's amounts, never a bettor's id (the floor sees the table's action, not who
+    stands behind a seat)."""
+    if rnd is None:
+        return []
+    seats = sorted({b.seat for b in rnd.backlines})
+    return [
+        {
+            "seat": seat,
+            "count": len(rnd.behind(seat)),
+            "wagers": [{"ante": b.ante, "blind": b.blind, "trips": b.trips, "play": b.play} for b in rnd.behind(seat)],
+        }
+        for seat in seats
+    ]
 
 
 def _window(game: TableGame, now: datetime) -> dict | None:

@@ -238,3 +238,35 @@ def test_the_bank_in_a_row_is_counted_from_the_round_being_banked():
     v = view(table)
     assert v["consecutive_banks"] == 1 and v["bank_run"] == {"bank": 2, "of": 2, "text": "2nd of 2"}
     assert row(table)["player_dealer"]["bank_run"]["text"] == "2nd of 2"
+
+
+@pytest.mark.parametrize("trips", [True, False])
+def test_add_a_backline_is_offered_behind_a_wager_while_betting_up_to_the_tables_most(trips):
+    """game-rules 12 as the tablet's hint: where the table offers backline, a seat with a
+    wager offers a backline (with Trips as the table allows) until it carries the most."""
+    from tables.selectors import table_view
+    from tests.engine.helpers import new_game
+
+    def offered(game, seat):
+        return [a for a in table_view(game.to_dict())["seats"][seat - 1]["actions"] if a["type"] == "backline_wager"]
+
+    plain = new_game(6)
+    game = new_game(6, backline={"max_per_seat": 2, "trips": trips})
+    for command in [
+        {"type": "sit", "seat": 1, "player": "P-1"}, {"type": "sit", "seat": 2, "player": "P-2"},
+        {"type": "sit", "seat": 3, "player": "P-3"},
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 10000},
+        {"type": "wager", "seat": 2, "ante": 1000},
+    ]:
+        game, _, _ = game.apply(command)
+        plain, _, _ = plain.apply(command)
+    assert offered(plain, 2) == []  # a table without backline
+    assert offered(game, 3) == []  # no wager at seat 3
+    assert offered(game, 1) == []  # the player-dealer
+    assert offered(game, 2) == [{"type": "backline_wager", "trips": trips}]
+    game, _, _ = game.apply({"type": "backline_wager", "seat": 2, "bettor": "B-1", "ante": 500})
+    assert offered(game, 2) == [{"type": "backline_wager", "trips": trips}]
+    game, _, _ = game.apply({"type": "backline_wager", "seat": 2, "bettor": "B-2", "ante": 500})
+    assert offered(game, 2) == []  # two behind: the most
+    game, _, _ = game.apply({"type": "no_more_bets"})
+    assert offered(game, 2) == []

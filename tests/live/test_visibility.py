@@ -271,3 +271,76 @@ def test_the_live_view_never_learns_what_a_mucked_hand_was(procedure):
     for settlement in settlements[TABLET]:
         hands = {s["seat"]: s["hand"] for s in settlement["seats"]}
         assert all(hands[s] for s in (2, 3)) and (hands[4] is not None) == (procedure == "server")
+
+
+# Bettor ids no person could mistake for another field's value in the JSON.
+BETTORS = ("BL-Alpha-7", "BL-Bravo-9")
+
+
+def backline_round() -> list[dict]:
+    """Worked example E's round with two bettors behind seat 2, a fee schedule (the round's
+    fee lines name the bettors too), and a third bettor placed and withdrawn."""
+    return [
+        {"type": "sit", "seat": 1, "player": "P-1"},
+        {"type": "sit", "seat": 2, "player": "P-2"},
+        {"type": "offer_bank", "seat": 1},
+        {"type": "accept_bank", "seat": 1},
+        {"type": "open_round", "bank": 10000},
+        {"type": "wager", "seat": 2, "ante": 1000},
+        {"type": "backline_wager", "seat": 2, "bettor": BETTORS[0], "ante": 500, "trips": 500},
+        {"type": "backline_wager", "seat": 2, "bettor": "BL-Gone-3", "ante": 700},
+        {"type": "backline_withdraw", "seat": 2, "bettor": "BL-Gone-3"},
+        {"type": "backline_wager", "seat": 2, "bettor": BETTORS[1], "ante": 2000},
+        {"type": "no_more_bets"},
+        {"type": "play", "seat": 2, "multiple": 4},
+        {"type": "flop", "cards": ["2h", "7h", "9h"]},
+        {"type": "turn_river", "cards": ["Kc", "4d"]},
+        {"type": "showdown", "player_dealer": ["Ks", "3c"], "hands": {"2": ["Ah", "5h"]}},
+        {"type": "settle"},
+    ]
+
+
+def test_the_live_view_counts_a_seats_backlines_and_their_amounts_but_never_names_a_bettor():
+    """game-rules 12 on the screens: the live view (snapshot and every event, settlement
+    lines and nets included) sees how many bettors stand behind seat 2, their wagers, and
+    their lines told apart by place; never a bettor's id. The tablet sees the ids."""
+    from tests.engine.helpers import ONE_RATE_FEES
+
+    game = new_game(6, paytable="UTH-01", backline={"max_per_seat": 2, "trips": True}, fee_schedule=ONE_RATE_FEES)
+    seen = {"behind": [], "settled": None, "tablet_bettors": set()}
+    for version, command in enumerate(backline_round(), start=1):
+        game, result, _ = game.apply(command)
+        whole = full_snapshot(game, version)
+        message = {"seq": version, "command_type": command["type"], "result": result, "snapshot": whole}
+        live = event_for(message, LIVE)
+        text = json.dumps([live, snapshot_for(whole, LIVE)])
+        assert not any(b in text for b in (*BETTORS, "BL-Gone-3")), (command, text)
+        tablet = event_for(message, TABLET)
+        seen["tablet_bettors"] |= {b["bettor"] for s in tablet["snapshot"]["view"]["seats"] for b in s["backlines"]}
+        if command["type"] == "play":
+            seen["behind"] = live["snapshot"]["view"]["seats"][1]["backlines"]
+        if command["type"] == "settle":
+            seen["settled"] = live["result"]
+    # How many, and each one's amounts (the Play taken with the seat's: 4x each Ante).
+    assert seen["behind"] == [
+        {"seat": 2, "behind": 1, "ante": 500, "blind": 500, "trips": 500, "play": 2000, "folded": False},
+        {"seat": 2, "behind": 2, "ante": 2000, "blind": 2000, "trips": 0, "play": 8000, "folded": False},
+    ]
+    assert seen["tablet_bettors"] == {*BETTORS, "BL-Gone-3"}
+    settled = seen["settled"]
+    assert [(line["seat"], line.get("behind"), line["wager"]) for line in settled["lines"]][3:] == [
+        (2, 1, "ante"), (2, 1, "play"), (2, 1, "blind"), (2, 1, "trips"), (2, 2, "ante"), (2, 2, "play"), (2, 2, "blind"),
+    ]
+    assert settled["backline"] == [{"seat": 2, "behind": 1, "net": 3500}, {"seat": 2, "behind": 2, "net": 0}]
+
+
+def test_a_seats_withdrawal_tells_the_live_view_how_many_backlines_went_back_not_whose():
+    game = new_game(6, backline={"max_per_seat": 2})
+    for command in backline_round()[:6]:
+        game, _, _ = game.apply(command)
+    game, _, _ = game.apply({"type": "backline_wager", "seat": 2, "bettor": BETTORS[0], "ante": 500})
+    game, result, _ = game.apply({"type": "withdraw", "seat": 2})
+    message = {"seq": 8, "command_type": "withdraw", "result": result, "snapshot": full_snapshot(game, 8)}
+    assert event_for(message, TABLET)["result"]["backline_returned"] == [BETTORS[0]]
+    live = event_for(message, LIVE)
+    assert live["result"]["backline_returned"] == 1 and BETTORS[0] not in json.dumps(live)

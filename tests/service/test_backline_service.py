@@ -117,7 +117,9 @@ def test_a_void_refunds_each_bettors_fee():
 
 
 @pytest.mark.django_db
-def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user_model):
+def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user_model, client):
+    from django.contrib.auth.models import Group
+
     from tables.models import Approval
 
     table = e_table()
@@ -132,6 +134,13 @@ def test_a_correction_reverses_every_bettors_net_and_conserves_chips(django_user
     assert reversal["backline"] == [{"seat": 2, "bettor": "B-1", "amount": -3500}, {"seat": 2, "bettor": "B-2", "amount": 0}]
     total = sum(s["amount"] for s in reversal["seats"]) + sum(b["amount"] for b in reversal["backline"])
     assert total + reversal["player_dealer"]["amount"] == 0
+    # The round page says each bettor's reversal too, beside the seats' and the bank's.
+    officer = django_user_model.objects.create_user("officer-correction", password="not-used-here")
+    officer.groups.add(Group.objects.get_or_create(name="compliance")[0])
+    client.force_login(officer)
+    html = client.get(f"/compliance/rounds/{Round.objects.get(table=table).pk}/").content.decode()
+    corrected = html[html.index('id="round-corrected"'):]
+    assert "behind seat 2, bettor B-1 -$35.00" in corrected and "behind seat 2, bettor B-2 $0.00" in corrected
 
 
 @pytest.mark.django_db
@@ -170,3 +179,53 @@ def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
     assert f"{spot}:preflop:play:2000" in row["decisions"].split(" ")
     settled = [item.split(":")[0] for item in row["settlement_lines"].split(" ")]
     assert settled == ["2", "2", "2", spot, spot, spot, spot, "2/B-2", "2/B-2", "2/B-2"]
+
+
+@pytest.mark.django_db
+def test_the_floor_counts_a_seats_backlines_and_their_amounts_never_naming_a_bettor():
+    import json
+
+    from tables.selectors import floor_rows
+
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    run_ok(table, *E_COMMANDS[: E_COMMANDS.index({"type": "no_more_bets"}) + 2])  # to seat 2's Play
+    (row,) = floor_rows([table.pk])
+    assert row["backlines"] == [
+        {"seat": 2, "count": 2, "wagers": [
+            {"ante": 500, "blind": 500, "trips": 500, "play": 2000},
+            {"ante": 2000, "blind": 2000, "trips": 0, "play": 8000},
+        ]},
+    ]
+    assert "B-1" not in json.dumps(row) and "B-2" not in json.dumps(row)
+    run_ok(table, *E_COMMANDS[E_COMMANDS.index({"type": "no_more_bets"}) + 2:])
+    assert floor_rows([table.pk])[0]["backlines"] == []  # between rounds nobody stands behind a seat
+
+
+@pytest.mark.django_db
+def test_the_round_page_names_each_backline_lines_bettor_under_its_seat(client):
+    """The round's record (/compliance/rounds/<id>/): the bettors' wagers, carried decisions
+    and settlement lines come under seat 2, each naming its bettor, and their nets."""
+    import re
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    table = e_table(fee_schedule=ONE_RATE_FEES)
+    run_ok(table, *E_COMMANDS)
+    officer = get_user_model().objects.create_user("officer-backline", password="not-used-here")
+    officer.groups.add(Group.objects.get_or_create(name="compliance")[0])
+    client.force_login(officer)
+    html = client.get(f"/compliance/rounds/{Round.objects.get(table=table).pk}/").content.decode()
+    settlement = html[html.index('id="settlement-lines"'):html.index("</tbody>", html.index('id="settlement-lines"'))]
+    rows = re.findall(r"<tr([^>]*)><td>(\d+)</td><td>(.*?)</td><td>(.*?)</td><td>(\w+)</td>", settlement)
+    spots = [(cells[2], cells[3], cells[4]) for cells in rows]
+    behind = '<span class="behind">&#8627; behind seat 2</span>'
+    assert spots == [
+        ("2", "P-2", "ante"), ("2", "P-2", "play"), ("2", "P-2", "blind"),
+        (behind, "bettor B-1", "ante"), (behind, "bettor B-1", "play"), (behind, "bettor B-1", "blind"),
+        (behind, "bettor B-1", "trips"),
+        (behind, "bettor B-2", "ante"), (behind, "bettor B-2", "play"), (behind, "bettor B-2", "blind"),
+    ]
+    # 4 lines; 4 wagers (Ante, Blind, Trips, the Play recorded as a wager); the carried Play decision.
+    assert html.count('class="backline" data-bettor="B-1"') == 4 + 4 + 1
+    assert "behind seat 2, bettor B-1 +$35.00" in html and "behind seat 2, bettor B-2 $0.00" in html
