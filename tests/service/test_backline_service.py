@@ -221,10 +221,10 @@ def test_the_round_page_names_each_backline_lines_bettor_under_its_seat(client):
     spots = [(cells[2], cells[3], cells[4]) for cells in rows]
     behind = '<span class="behind">&#8627; behind seat 2</span>'
     assert spots == [
-        ("2", "P-2", "ante"), ("2", "P-2", "play"), ("2", "P-2", "blind"),
-        (behind, "bettor B-1", "ante"), (behind, "bettor B-1", "play"), (behind, "bettor B-1", "blind"),
-        (behind, "bettor B-1", "trips"),
-        (behind, "bettor B-2", "ante"), (behind, "bettor B-2", "play"), (behind, "bettor B-2", "blind"),
+        ("2", "P-2", "Ante"), ("2", "P-2", "Play"), ("2", "P-2", "Blind"),
+        (behind, "bettor B-1", "Ante"), (behind, "bettor B-1", "Play"), (behind, "bettor B-1", "Blind"),
+        (behind, "bettor B-1", "Trips"),
+        (behind, "bettor B-2", "Ante"), (behind, "bettor B-2", "Play"), (behind, "bettor B-2", "Blind"),
     ]
     # 4 lines; 4 wagers (Ante, Blind, Trips, the Play recorded as a wager); the carried Play decision.
     assert html.count('class="backline" data-bettor="B-1"') == 4 + 4 + 1
