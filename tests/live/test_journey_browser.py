@@ -295,7 +295,11 @@ def step_side_bets_and_award(day: Day):
 
     floor = day.person("supervisor")
     floor.goto(f"{day.url}/floor/")
+    # One click opens what the award pays (seat, hand, cards, amount); the second pays it.
     floor.locator("button.confirm-award").click()
+    dialog = floor.locator("#award-dialog")
+    expect(dialog.locator("#award-hand")).to_contain_text("royal flush with a hole card")
+    dialog.locator("#award-confirm").click()
     expect(dealer.locator("#preview")).to_contain_text("Settlement preview")
     day.shot(4, "award-confirmed-on-the-floor", floor)
     settled = settle(day, dealer, 5, "award-paid")
