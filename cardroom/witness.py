@@ -46,7 +46,6 @@ import os
 import secrets
 import socket
 import threading
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path

@@ -16,7 +16,6 @@ import json
 import mimetypes
 import os
 import re
-import tempfile
 from pathlib import Path
 
 import pytest

@@ -17,7 +17,7 @@ import pytest
 
 from cardroom import witness
 from rounds.models import Round
-from tables.models import RotationLogEntry, Table, TableEvent
+from tables.models import Table, TableEvent
 from tables.services import command_execute, table_create
 from tests.engine.helpers import dealt_round, seated_with_pd
 

@@ -8,7 +8,6 @@ right to read the tables (as it lacked a right on the approvals in issue 20), an
 dealer opens the list of tables, then the tablet's state over the API."""
 
 import http.cookiejar
-import os
 import re
 import urllib.error
 import urllib.parse
