@@ -9,7 +9,8 @@
     if (!head) return;
     const names = [];
     for (const th of head.cells) for (let i = 0; i < th.colSpan; i++) names.push(th.textContent.trim());
-    for (const body of table.tBodies) for (const row of body.rows) {
+    // The body's rows and the footer's (a total row stacks like the others).
+    for (const body of [...table.tBodies, ...(table.tFoot ? [table.tFoot] : [])]) for (const row of body.rows) {
       let column = 0;
       for (const cell of row.cells) {
         // A cell across the whole row (a "none" line) needs no column name.
