@@ -11,6 +11,7 @@ from tables.waitlist import game_of
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
+from .test_screens import SIZES, overflow, too_wide
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -84,3 +85,10 @@ def test_a_waitlisted_player_is_called_and_seated_and_a_second_tppp_is_refused(d
     html = lobby.content()
     for name in ("P-1001", "Tom", "Tess", "Tina", "B-78"):
         assert name not in html
+
+    # Both pages fit a phone and the big screens without sideways scrolling.
+    for page, path in ((sam, "/floor/waitlist/"), (lobby, "/lobby/")):
+        page.goto(daphne.url + path)
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            assert overflow(page) <= 0, (path, size, too_wide(page))
