@@ -24,7 +24,6 @@ from .models import Table, WaitlistEvent
 from .services import command_execute
 
 
-
 class WaitlistError(CodedError):
     """A refused waitlist step; nothing was recorded. A refused seating carries the
     engine's code (`tppp_limit`, `seat_taken`, ...), so the engine's codes are ours too."""
