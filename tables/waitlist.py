@@ -18,7 +18,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from cardroom.access import Actor
-from rounds.engine.errors import ERROR_CODES, CodedError
+from rounds.engine.errors import ERROR_CODES, CodedError, CommandError
+from rounds.engine.policy import tppp_from_command
 
 from .models import Table, WaitlistEvent
 from .services import command_execute
@@ -141,6 +142,14 @@ def waitlist_add(*, game: str, player, actor: Actor, tppp: dict | None = None) -
     player = player.strip() if isinstance(player, str) else ""
     if not 1 <= len(player) <= PLAYER_MAX:
         raise WaitlistError("invalid_command", f"the player is an id or a name of 1 to {PLAYER_MAX} characters")
+    if tppp is not None:
+        # The engine's own check of a licence, now rather than at the seat: a badge typed
+        # wrong or expired is said while the player is at the desk. Seating checks again
+        # (the licence may expire while they wait) with the table's TPPP.
+        try:
+            tppp_from_command(tppp, seat=0, player=player, at=timezone.localtime(), seated=None)
+        except CommandError as err:
+            raise WaitlistError(err.code, err.message) from None
     with transaction.atomic():
         _lock(game)
         if any(e.player.casefold() == player.casefold() for e in waiting(game)):

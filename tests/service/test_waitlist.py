@@ -101,6 +101,11 @@ def test_bad_input_is_refused_and_changes_nothing(floor):
     ):
         answer = post(client, **data)
         assert answer.status_code == 409 and code in answer.content, data
+    # A TPPP's licence is checked by the engine's rule when they are added.
+    for licence, code in (({"tppp_badge": "B-1"}, b"invalid_command"),
+                          ({**{f"tppp_{k}": v for k, v in TPPP.items()}, "tppp_expires": "2020-01-01"}, b"badge_expired")):
+        answer = post(client, action="add", game=game, player="Tom", **licence)
+        assert answer.status_code == 409 and code in answer.content, licence
     assert not WaitlistEvent.objects.exists()
     post(client, action="add", game=game, player="P-1")
     twice = post(client, action="add", game=game, player="p-1")
