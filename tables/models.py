@@ -364,3 +364,30 @@ class TableStatusChange(models.Model):
     class Meta:
         ordering = ["table", "-at", "-id"]
         indexes = [models.Index(fields=["table", "at"], name="table_status_change_at")]
+
+
+class WaitlistEvent(models.Model):
+    """One step of a player's wait for a seat (tables/waitlist.py): added to a game's
+    list, called to a table when a seat opened, seated there, or removed. Append-only
+    (a database trigger refuses UPDATE and DELETE): where an entry stands is its last
+    event, so nobody leaves the list without a trace of who took them off and why."""
+
+    KINDS = [("added", "added"), ("called", "called"), ("seated", "seated"), ("removed", "removed")]
+
+    game = models.CharField(max_length=80, help_text="the list: the game and limit (tables.waitlist.game_of)")
+    kind = models.CharField(max_length=8, choices=KINDS)
+    # The entry this event moves on: the `added` event (None on the `added` event itself).
+    entry = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="steps")
+    player = models.CharField(max_length=64, blank=True, help_text="the player's id or name (on `added`)")
+    # A TPPP's badge, company and licence expiry, given to the engine's `sit` on seating.
+    tppp = models.JSONField(null=True, blank=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    by = models.CharField(max_length=150, help_text="the supervisor's username")
+    by_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["game", "at"], name="waitlist_game_at")]

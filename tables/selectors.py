@@ -652,6 +652,8 @@ def _floor_row(
         "meter": {"name": meter.name, "meter": meter.meter, "reserve": meter.reserve} if meter else None,
         "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
         "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
+        # Only the TPPP sits: no game a player can join (the lobby board counts it apart).
+        "props_only": bool(game.occupants) and game.tppp is not None and set(game.occupants) == {game.tppp.seat},
         "backlines": _floor_backlines(rnd),
         "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,
     }

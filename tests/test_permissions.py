@@ -64,6 +64,9 @@ MATRIX = {
     "staff/tables/<int:table_id>/<slug:section>/": ("post", SUPERVISOR_ONLY),
     "staff/tables/<int:table_id>/retire": ("post", SUPERVISOR_ONLY),
     "favicon.ico": ("get", EVERYONE),
+    # The waitlist (issue 26): the floor keeps it; the lobby board is public and names nobody.
+    "floor/waitlist/": ("get", SUPERVISOR_ONLY),
+    "lobby/": ("get", EVERYONE),
     "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     # No such approval here (404, "ok"): another table's dealer is refused an existing one
     # (tests/service/test_approvals_travel.py).

@@ -69,6 +69,9 @@ REFUSED = [
     "UPDATE collections_fees_shiftclose SET action = 'reopen'",
     "DELETE FROM collections_fees_boxplacement",
     "UPDATE collections_fees_dropbox SET kind = 'fees'",
+    # The waitlist (tables/waitlist.py): nobody leaves it without a trace.
+    "UPDATE tables_waitlistevent SET player = 'x'",
+    "DELETE FROM tables_waitlistevent",
 ]
 
 
