@@ -20,11 +20,11 @@ PAGES = [
     ("/compliance/boxes/", 6),
     ("/compliance/count/", 6),
     (f"/compliance/count/?day={DAY}", 8),
-    (f"/compliance/count/{DAY}/day/", 13),  # counted, signed, closed
-    (f"/compliance/count/{DAY}/swing/", 12),  # counted, not signed
-    (f"/compliance/count/{DAY}/grave/", 10),  # not opened
-    (f"/compliance/closer/{DAY}/", 7),
-    (f"/compliance/closer/{DAY}/?shift=day", 5),
+    (f"/compliance/count/{DAY}/day/", 14),  # counted, signed, closed; +1 the 14-day trends
+    (f"/compliance/count/{DAY}/swing/", 13),  # counted, not signed
+    (f"/compliance/count/{DAY}/grave/", 11),  # not opened
+    (f"/compliance/closer/{DAY}/", 8),  # +1 the 14-day trends
+    (f"/compliance/closer/{DAY}/?shift=day", 6),
     (f"/compliance/count/{DAY}/print/?shift=day", 19),  # records its print too
     (f"/compliance/closer/{DAY}/print/", 11),
 ]
