@@ -72,7 +72,7 @@ def floor_trends(*, now: datetime | None = None) -> dict[int, dict]:
     tables: dict[int, dict] = {}
     for table_id, name, hour, rounds, fees in found:
         entry = tables.setdefault(table_id, {"name": name, "rounds": [0] * len(hours), "fees": [0] * len(hours)})
-        if hour is not None and 0 <= hour < len(hours):
+        if hour is not None:  # None: a table with nothing in the shift (the query bounds the hours)
             entry["rounds"][hour] += rounds
             entry["fees"][hour] += fees
     out = {}

@@ -61,6 +61,22 @@ def _expected(start, now):
     return hours, rounds, fees
 
 
+def _void_a_round(table):
+    table.refresh_from_db()
+    rotation = table.state["rotation"]
+    if rotation["offer_seat"] is not None:
+        run(table, [{"type": "accept_bank", "seat": rotation["offer_seat"]}])
+        table.refresh_from_db()
+    players = [s for s in (1, 2, 3, 4) if s != table.state["rotation"]["pd_seat"]]
+    run(table, [
+        {"type": "open_round", "bank": 20000},
+        {"type": "wager", "seat": players[0], "ante": 500},
+        {"type": "wager", "seat": players[1], "ante": 500},
+        {"type": "no_more_bets"},
+        {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"},
+    ])
+
+
 @pytest.fixture
 def shift_played(clock):
     start = _shift_start(clock)
@@ -71,6 +87,7 @@ def shift_played(clock):
     deal(a, ante=1000)
     _at(clock, start + timedelta(hours=1, minutes=20))
     deal(b, ante=2500)
+    _void_a_round(b)  # its fees refunded in the same hour: nets to nothing
     _at(clock, start + timedelta(hours=2, minutes=10))
     deal(a, ante=1500)
     deal(a, ante=500)
@@ -91,6 +108,7 @@ def test_each_table_gets_its_rounds_and_fees_per_hour_of_the_shift(shift_played,
         assert trends[t.pk]["fees"] == fees[t.pk]
         assert trends[t.pk]["hours"] == [calendar().local(start + timedelta(hours=n)).strftime("%H:%M") for n in range(3)]
     assert fees[a.pk][0] > 0 and fees[a.pk][1] == 0 and fees[a.pk][2] > fees[a.pk][0]
+    assert CollectionEntry.objects.filter(table=b, kind="refund").exists() and fees[b.pk][1] > 0
     # The chart reads its numbers: fees in dollars, rounds as counts.
     label = re.search(r'aria-label="([^"]*)"', trends[a.pk]["fees_svg"]).group(1)
     first = trends[a.pk]["hours"][0]
