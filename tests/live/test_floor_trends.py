@@ -34,7 +34,7 @@ def clock():
 def _shift_start(clock):
     from datetime import date, time
     day = date(2026, 4, 6)
-    clock.set(day, time(12, 0))
+    clock.set(day, time(15, 0))  # the swing shift: the half hour before it is the same gaming day
     cal = calendar()
     start, _ = cal.shift_bounds(cal.gaming_day(clock.now), cal.shift(clock.now))
     return start
