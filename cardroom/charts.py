@@ -73,7 +73,7 @@ def bar_chart(values: list[int], labels: list[str], *, title: str, money: bool =
     rects = format_html_join(
         "", '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}: {}</title></rect>',
         (
-            ("neg" if bar["value"] < 0 else "pos", _number(bar["x"]), _number(bar["y"]), _number(bar["width"]),
+            ("neg" if bar["value"] < 0 else "pos" if bar["value"] > 0 else "zero", _number(bar["x"]), _number(bar["y"]), _number(bar["width"]),
              _number(bar["height"]), label, show(bar["value"]))
             for bar, label in zip(bars, labels)
         ),

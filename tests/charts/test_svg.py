@@ -53,6 +53,8 @@ def test_negative_values_hang_below_and_positive_stand_above():
 def test_all_zero_series_draws_no_bar_height():
     zero_y, bars = bar_geometry([0, 0, 0])
     assert zero_y == HEIGHT and [bar["height"] for bar in bars] == [0, 0, 0]
+    svg = bar_chart([0, 5, 0], ["a", "b", "c"], title="Rounds", money=False)
+    assert svg.count('<rect class="zero"') == 2 and svg.count('<rect class="pos"') == 1
 
 
 def test_empty_series_is_an_empty_frame_that_says_so():
