@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from cardroom.access import COUNT_READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
 
-from . import counts, selectors
+from . import counts, selectors, trends
 from .counts import CountError
 from .exports import XLSX_MEDIA_TYPE, CsvExport, document_export, rows_xlsx
 from .views import csv_export_response, export_attachment
@@ -162,8 +162,10 @@ def count_sheet(request, gaming_day: str, shift: str):
     if request.method == "POST":
         return _count_action(request, day, shift)
     role = request_role(request)
+    view = selectors.count_sheet_view(gaming_day=day, shift=shift)
     context = {
-        **selectors.count_sheet_view(gaming_day=day, shift=shift),
+        **view,
+        "trends": trends.table_trends(gaming_day=day, tables=[(b["table"].pk, b["table"].name) for b in view["boxes"]]),
         "denominations": settings.CARDROOM_COUNT_DENOMINATIONS,
         "explain_above": settings.CARDROOM_COUNT_EXPLAIN_ABOVE_CENTS,
         "escalate_above": settings.CARDROOM_COUNT_ESCALATE_ABOVE_CENTS,
@@ -206,7 +208,12 @@ closer_csv = _csv_view("closer_summary", selectors.closer_summary_query)
 def closer(request, gaming_day: str):
     """The closer summary on screen (not a document: nothing recorded)."""
     day, shift, filters = _scope(request, gaming_day)
-    return render(request, "compliance/closer.html", _closer_context(day, shift, filters))
+    context = _closer_context(day, shift, filters)
+    # On screen only: the recorded print and the exports keep to the shift's figures.
+    context["trends"] = trends.table_trends(
+        gaming_day=day, tables=[(row["table_id"], row["table_name"]) for row in context["rows"]]
+    )
+    return render(request, "compliance/closer.html", context)
 
 
 def _closer_context(day: date, shift: str | None, filters: dict) -> dict:

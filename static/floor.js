@@ -20,6 +20,9 @@
   const street = (name) => Live.PHASE[name].toLowerCase();
   const laTime = (iso) => new Date(iso).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" });
   const unacknowledged = (r) => r.alerts.filter((a) => !a.ack).length;
+  // The shift's trend per table (tables/trends.py): read with the page, then asked for
+  // every few minutes apart from the live rows, which never carry it.
+  let trends = JSON.parse($("floor-trends").textContent);
 
   function take(row) {
     const had = rows.get(row.table);
@@ -65,9 +68,33 @@
       ...(r.backlines || []).map((b) => fact("backline", `Behind seat ${b.seat}`,
         `${b.count} backline${b.count === 1 ? "" : "s"}: ${b.wagers.map((w) => money(w.ante)).join(" + ")}`)),
       r.meter ? h("div", { class: "fact meter", "data-meter": r.meter.name }, h("span", { class: "label" }, r.meter.name), h("span", { class: "value" }, money(r.meter.meter))) : null),
+    trendEl(r),
     h("div", { class: "alerts" },
       ...r.alerts.map((a) => h("span", { class: `alert ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-kind": a.kind }, a.text))));
   }
+
+  // Rounds settled and fees per hour of the shift: SVG drawn and escaped by the server
+  // (cardroom/charts.py), each chart's title and aria-label reading its numbers.
+  function trendEl(r) {
+    const t = trends.tables[r.table];
+    if (!t) return null;
+    const el = h("div", { class: "trend", "data-trend": r.table });
+    el.innerHTML = `<span class="label">Rounds/h this shift</span>${t.rounds_svg}<span class="label">Fees/h</span>${t.fees_svg}`;
+    return el;
+  }
+
+  function refreshTrends() {
+    fetch("/floor/trends/", { credentials: "same-origin" })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((fresh) => {
+        if (!fresh) return;
+        trends = fresh;
+        for (const id of rows.keys()) dirty.add(id);
+        if (dirty.size && frame === null) frame = requestAnimationFrame(draw);
+      })
+      .catch(() => {}); // the next refresh tries again; the tiles keep the last trend
+  }
+  setInterval(refreshTrends, (trends.refresh_seconds || 300) * 1000);
 
   // Who last opened or closed the table, when, and why (tables.models.TableStatusChange).
   function statusLine(r) {

@@ -5,6 +5,7 @@ from . import views, waitlist_views
 urlpatterns = [
     path("", views.home, name="home"),
     path("floor/", views.floor, name="floor"),
+    path("floor/trends/", views.floor_trend, name="floor-trends"),
     path("tables/<int:table_id>/", views.table_live, name="table-live"),
     path("tables/<int:table_id>/tablet/", views.tablet, name="tablet"),
     path("api/tables/<int:table_id>/commands", views.table_command, name="table-command"),

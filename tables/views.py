@@ -25,6 +25,7 @@ from . import presence
 from .models import Table
 from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
+from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
 from .visibility import LIVE, TABLET, audience_of
 
@@ -42,7 +43,18 @@ def home(request):
 
 @page_for(*READERS)
 def floor(request):
-    return render(request, "tables/floor.html", {"rows": floor_rows(), "states": FLOOR_STATES})
+    return render(request, "tables/floor.html", {
+        "rows": floor_rows(), "states": FLOOR_STATES,
+        "trends": {"tables": floor_trends(), "refresh_seconds": FLOOR_TREND_REFRESH_SECONDS},
+    })
+
+
+@require_GET
+@page_for(*READERS)
+def floor_trend(request):
+    """The tiles' trend charts again: an open floor page asks every few minutes
+    (tables/trends.py), apart from the live rows."""
+    return JsonResponse({"tables": floor_trends(), "refresh_seconds": FLOOR_TREND_REFRESH_SECONDS})
 
 
 @page_for(*EVERY_ROLE)

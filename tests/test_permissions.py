@@ -45,6 +45,7 @@ ADMIN_SITE = row(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN
 MATRIX = {
     "": ("get", LOGGED_IN_ANY_ROLE),
     "floor/": ("get", READERS),
+    "floor/trends/": ("get", READERS),
     "tables/<int:table_id>/": ("get", row(LOGIN, OK, FORBIDDEN, OK, OK, OK)),
     "tables/<int:table_id>/tablet/": ("get", row(LOGIN, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/commands": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
