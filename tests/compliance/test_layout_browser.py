@@ -43,5 +43,15 @@ def test_every_compliance_page_fits_a_desktop_and_a_phone(ledger, officer_client
 
 
 def test_the_home_page_and_the_approval_queue_fit_a_phone(ledger, supervisor_client):
-    """The tablet and live-view links of the home page and the queue's buttons stay in the window."""
+    """The tablet and live-view links of the home page and the queue's buttons stay in the
+    window, with a request waiting, so its Approve and Refuse buttons are on the page."""
+    from cardroom.access import Actor
+    from tables.approvals import approval_request
+
+    from .conftest import _with_role
+
+    requester = Actor.of(_with_role("floor-sam", "supervisor"))
+    approval_request(actor=requester, table_id=ledger.table_a.pk, kind="config",
+                     payload={"reason": "new pay table", "config": {"paytable": "UTH-02"}})
+    assert 'name="approve" value="1"' in supervisor_client.get("/staff/approvals/").content.decode()
     assert measure(supervisor_client, ["/", "/staff/approvals/"], "staff") == {}
