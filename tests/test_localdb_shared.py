@@ -48,6 +48,8 @@ def _env(var: Path) -> dict:
             "CARDROOM_APP_DB_ROLE", "CARDROOM_LOCALDB_USER")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env["CARDROOM_LOCALDB_DIR"] = str(var)
+    # stdout and stderr share one file: unbuffered, a line of one is never cut by the other.
+    env["PYTHONUNBUFFERED"] = "1"
     return env
 
 

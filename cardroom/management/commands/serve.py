@@ -50,6 +50,9 @@ class Command(BaseCommand):
                 if lease.started
                 else f"Database: joined the local PostgreSQL already running in {where} (another process started it)."
             )
+            # Said now, whole: stdout to a file or a pipe is block-buffered, and the server's
+            # log (stderr) would otherwise cut into the line.
+            self.stdout.flush()
         call_command("migrate", interactive=False, verbosity=1)
         if not no_seed:
             call_command("seed_demo")
@@ -64,6 +67,7 @@ class Command(BaseCommand):
             env=env,
         )
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops the server)")
+        self.stdout.flush()
         signal.signal(signal.SIGTERM, lambda signum, frame: daphne.send_signal(signal.SIGTERM))
         try:
             code = daphne.wait()
