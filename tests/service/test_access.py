@@ -281,3 +281,17 @@ def test_switching_a_progressive_on_places_the_jackpot_box_with_the_configuratio
                              payload={"reason": "pays", "config": {"paytable": "UTH-02"}})
     approval_decide(approval_id=again.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
     assert BoxPlacement.objects.filter(table=table, slot="jackpot").count() == 1
+
+
+def test_a_person_cannot_date_a_new_table_in_the_past(staff):
+    """Only the system's own processes (the demo seed's past shift) set up a table at a
+    stated time: a person's table dates from now, and nothing is created."""
+    from datetime import timedelta
+
+    from tables.models import Table
+
+    with pytest.raises(CommandError) as refused:
+        table_create(name="Backdated", config={"seats": 6}, created_by=Actor.of(staff["sup"]),
+                     at=timezone.now() - timedelta(hours=8))
+    assert refused.value.code == "not_authorized"
+    assert not Table.objects.filter(name="Backdated").exists()
