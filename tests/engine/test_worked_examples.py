@@ -272,6 +272,19 @@ EXAMPLE_E = {
     "pd_hole": ["Ks", "3c"],
     "holes": {2: ["Ah", "5h"]},
 }
+# Worked example E's settlement, line for line (also what the service and replay must give).
+EXAMPLE_E_LINES = lines(
+    "2 ante 1000 -> win 1000",
+    "2 play 4000 -> win 4000",
+    "2 blind 1000 -> win 1500",
+    "2/B-1 ante 500 -> win 500",
+    "2/B-1 play 2000 -> win 2000",
+    "2/B-1 blind 500 -> win 750",
+    "2/B-1 trips 500 -> win 250 (3250)",
+    "2/B-2 ante 2000 -> no_action 0",
+    "2/B-2 play 8000 -> no_action 0",
+    "2/B-2 blind 2000 -> no_action 0",
+)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -291,18 +304,7 @@ def test_example_e_backline_and_the_bank_running_out(mode):
     )
     assert nmb["fees"] == []
     assert s["player_dealer"]["hand"] == "one_pair" and s["player_dealer"]["qualifies"]
-    assert s["lines"] == lines(
-        "2 ante 1000 -> win 1000",
-        "2 play 4000 -> win 4000",
-        "2 blind 1000 -> win 1500",
-        "2/B-1 ante 500 -> win 500",
-        "2/B-1 play 2000 -> win 2000",
-        "2/B-1 blind 500 -> win 750",
-        "2/B-1 trips 500 -> win 250 (3250)",
-        "2/B-2 ante 2000 -> no_action 0",
-        "2/B-2 play 8000 -> no_action 0",
-        "2/B-2 blind 2000 -> no_action 0",
-    )
+    assert s["lines"] == EXAMPLE_E_LINES
     assert nets(s) == {2: 6500}
     assert s["backline"] == [{"seat": 2, "bettor": "B-1", "net": 3500}, {"seat": 2, "bettor": "B-2", "net": 0}]
     assert (s["bank"], s["pd_net"], s["balance"], s["exhausted"]) == (10000, -10000, 0, True)

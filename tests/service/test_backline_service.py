@@ -11,7 +11,7 @@ from rounds.models import Decision, Round, SettlementLine, Wager
 from tables.models import Table
 from tables.services import round_correct, table_create
 from tests.engine.helpers import ONE_RATE_FEES
-from tests.engine.test_worked_examples import EXAMPLE_E, backline, lines
+from tests.engine.test_worked_examples import EXAMPLE_E, EXAMPLE_E_LINES, backline
 from tests.service.conftest import run, run_ok
 from tests.service.test_replay import replay
 
@@ -32,18 +32,7 @@ E_COMMANDS = [
     {"type": "showdown", "player_dealer": EXAMPLE_E["pd_hole"], "hands": {"2": EXAMPLE_E["holes"][2]}},
     {"type": "settle"},
 ]
-E_LINES = lines(
-    "2 ante 1000 -> win 1000",
-    "2 play 4000 -> win 4000",
-    "2 blind 1000 -> win 1500",
-    "2/B-1 ante 500 -> win 500",
-    "2/B-1 play 2000 -> win 2000",
-    "2/B-1 blind 500 -> win 750",
-    "2/B-1 trips 500 -> win 250 (3250)",
-    "2/B-2 ante 2000 -> no_action 0",
-    "2/B-2 play 8000 -> no_action 0",
-    "2/B-2 blind 2000 -> no_action 0",
-)
+E_LINES = EXAMPLE_E_LINES
 
 
 def e_table(**extra):
