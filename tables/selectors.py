@@ -653,7 +653,7 @@ def _floor_row(
         "boxes": boxes or {"fees": None, "jackpot": None},  # the drop boxes on the table now
         "tppp": {"seat": game.tppp.seat, "badge": game.tppp.badge} if game.tppp else None,
         # Only the TPPP sits: no game a player can join (the lobby board counts it apart).
-        "props_only": bool(game.occupants) and game.tppp is not None and set(game.occupants) == {game.tppp.seat},
+        "props_only": game.props_only,
         "backlines": _floor_backlines(rnd),
         "window": {k: v for k, v in window.items() if k != "deadline_at"} if window else None,
     }

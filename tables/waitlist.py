@@ -20,6 +20,7 @@ from django.utils import timezone
 from cardroom.access import Actor
 from rounds.engine.errors import ERROR_CODES, CodedError, CommandError
 from rounds.engine.policy import tppp_from_command
+from rounds.engine.table import TableGame
 
 from .models import Table, WaitlistEvent
 from .services import command_execute
@@ -54,12 +55,9 @@ def game_of(config: dict) -> str:
 
 
 def props_only(state: dict) -> bool:
-    """Only proposition players sit: someone sits and every occupant is the table's TPPP
-    (one per table, so the TPPP alone). Such a table is no game a player can join as
-    "going" (issue 26: the floor's complaint about lists that show it so)."""
-    occupants = state.get("occupants") or {}
-    tppp = state.get("tppp")
-    return bool(occupants) and tppp is not None and set(occupants) == {str(tppp["seat"])}
+    """The engine's rule (TableGame.props_only): such a table is no game a player can join
+    as "going" (issue 26: the floor's complaint about lists that show it so)."""
+    return TableGame.from_dict(state).props_only
 
 
 def _tables():

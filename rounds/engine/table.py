@@ -282,6 +282,12 @@ class TableGame:
     def policy(self) -> RotationPolicy | None:
         return self.config.rotation_policy
 
+    @property
+    def props_only(self) -> bool:
+        """Only proposition players sit: someone sits, and every occupant is the table's
+        TPPP (one per table). No game a player can join (the floor and the lobby say so)."""
+        return bool(self.occupants) and self.tppp is not None and set(self.occupants) == {self.tppp.seat}
+
     def window_deadline(self):
         """Under the policy, the moment from which a round banked by the current (else
         the last) player-dealer would end the game, unless another player banks first
