@@ -9,7 +9,7 @@ from rounds.engine.errors import CommandError
 
 from .events import floor_row_changed_on_commit
 from .models import AlertAcknowledgement, Table
-from .selectors import floor_rows
+from .floor import floor_rows
 
 
 def alert_acknowledge(*, table_id: int, kind, ref, actor: Actor) -> AlertAcknowledgement:

@@ -23,7 +23,7 @@ from cardroom.access import (
 
 from . import presence
 from .models import Table
-from .selectors import floor_rows, posted_rules, table_snapshot
+from .floor import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT

@@ -265,7 +265,7 @@ def test_a_tap_the_server_fails_on_is_kept_shown_and_retried_until_it_is_applied
     """A server error is not a refusal: the tablet says so in plain words, keeps the tap
     and resends it with back-off (the same id, so it is applied once); the floor is alerted."""
     from tables.models import TableEvent
-    from tables.selectors import floor_rows
+    from tables.floor import floor_rows
 
     tablet = log_in(browsers(), daphne.url, f"/tables/{table.pk}/tablet/")
     expect(tablet.locator("#status")).to_have_text("Live")

@@ -10,7 +10,7 @@ from cardroom.access import Actor
 from rounds.engine.errors import CommandError
 from tables.alerts import alert_acknowledge
 from tables.models import AlertAcknowledgement, Table
-from tables.selectors import floor_rows
+from tables.floor import floor_rows
 
 from tests.live.conftest import assign_dealer
 

@@ -11,7 +11,7 @@ from django.test import Client
 from cardroom.models import AuditEntry
 from rounds.models import Round
 from tables.models import Approval, ApprovalDecision
-from tables.selectors import floor_rows
+from tables.floor import floor_rows
 from tests.engine.helpers import seated_with_pd
 
 from .conftest import run_ok

@@ -174,7 +174,7 @@ def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
 def test_the_floor_counts_a_seats_backlines_and_their_amounts_never_naming_a_bettor():
     import json
 
-    from tables.selectors import floor_rows
+    from tables.floor import floor_rows
 
     table = e_table(fee_schedule=ONE_RATE_FEES)
     run_ok(table, *E_COMMANDS[: E_COMMANDS.index({"type": "no_more_bets"}) + 2])  # to seat 2's Play

@@ -13,7 +13,7 @@ from rounds.engine.fees import PlayerWager, assess_fees, fee_schedule_from_confi
 from rounds.models import Round
 from tables.approvals import approval_decide
 from tables.models import Approval, Table, TableStatusChange
-from tables.selectors import floor_rows
+from tables.floor import floor_rows
 from tables.services import table_configure, table_open_close, table_retire
 from tables.setup import config_changes
 from tests.db_access import as_owner

@@ -160,7 +160,7 @@ def test_the_lobby_board_counts_a_props_only_table_apart_and_names_nobody(floor)
 
 
 def test_the_floor_marks_a_props_only_table(floor):
-    from tables.selectors import floor_rows
+    from tables.floor import floor_rows
 
     _, table, _ = floor
     assert command_execute(table_id=table.pk, actor="test",
