@@ -123,7 +123,7 @@ def burst(ids, rate, seconds) -> dict:
 
     from tables.events import publisher
     from tables.models import Table
-    from tables.floor import server_snapshot
+    from tables.selectors import server_snapshot
 
     snapshot = server_snapshot(Table.objects.get(pk=ids[0]))
     rng = random.Random(7)

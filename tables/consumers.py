@@ -49,7 +49,8 @@ from cardroom.access import READERS, Actor, can_drive, can_view_table
 from . import events, presence
 from .socket_rates import TokenBucket
 from .models import Table
-from .floor import table_snapshot, whole_floor
+from .floor import whole_floor
+from .selectors import table_snapshot
 from .services import CommandOutcome, command_execute
 from .visibility import LIVE, TABLET, event_for, snapshot_for
 

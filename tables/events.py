@@ -28,7 +28,8 @@ from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
 from .models import Table
-from .floor import floor_rows, forget_whole_floor, server_snapshot
+from .floor import floor_rows, forget_whole_floor
+from .selectors import server_snapshot
 
 logger = logging.getLogger(__name__)
 

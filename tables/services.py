@@ -43,7 +43,7 @@ from .models import (
     TableEvent,
     TableStatusChange,
 )
-from .floor import table_snapshot
+from .selectors import table_snapshot
 from .visibility import TABLET
 
 MAX_COMMAND_ID_LENGTH = 100

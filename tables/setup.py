@@ -9,7 +9,7 @@ No rule lives here. The configurations compared are the engine's own
 
 from dataclasses import dataclass
 
-from collections_fees.templatetags.compliance import dollars
+from rounds.engine.money import dollars
 from rounds.engine.errors import CommandError
 from rounds.engine.fees import PlayerWager, assess_fees, fee_schedule_from_config
 from rounds.engine.paytables import paytable_from_config

@@ -20,10 +20,12 @@ from cardroom.access import (
     tables_drivable,
     tables_viewable,
 )
+from rounds.engine.view import posted_rules
 
 from . import presence
+from .floor import floor_rows
 from .models import Table
-from .floor import floor_rows, posted_rules, table_snapshot
+from .selectors import table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT

@@ -1,20 +1,15 @@
 """Template filters for the compliance pages: money is stored in integer cents and shown
-in dollars with two decimals here only (CSV exports keep cents)."""
+in dollars with two decimals on the pages only (CSV exports keep cents)."""
 
 from django import template
+
+from rounds.engine import money
 
 register = template.Library()
 
 
-@register.filter
-def dollars(cents):
-    """12345 -> "$123.45", -500 -> "-$5.00", None -> "" (no count entered)."""
-    if cents is None or cents == "":
-        return ""
-    cents = int(cents)
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}${whole:,}.{part:02d}"
+# The engine's formatter itself: one way to write money, for the engine's texts and the pages.
+dollars = register.filter("dollars", money.dollars)
 
 
 @register.filter

@@ -342,6 +342,61 @@ class TableGame:
     def phase(self) -> str:
         return self.round.phase if self.round else "between_rounds"
 
+    def decisions_offered(self) -> list[dict]:
+        """The decision command templates the rules allow on the round's street now, one
+        per Play multiple; none outside the betting streets."""
+        street = self.phase
+        templates = []
+        for action, streets in STREET_ACTIONS.items():
+            if street in streets:
+                if action == "play":
+                    templates += [{"type": "play", "multiple": m} for m in PLAY_MULTIPLES[street]]
+                else:
+                    templates.append({"type": action})
+        return templates
+
+    def owes_decision(self, seat: int) -> bool:
+        """Whether the player at `seat` still owes a decision on the street in play."""
+        rnd = self.round
+        entry = rnd.seats.get(seat) if rnd else None
+        return bool(entry and rnd.phase in STREETS and entry.owes_decision(rnd.phase))
+
+    def reveal_due(self) -> tuple[str, int] | None:
+        """The command that reveals community cards from the street in play and how many
+        it reveals; None where no reveal comes next."""
+        phase = self.phase
+        for command, reveal in REVEALS.items():
+            if phase == reveal.street:
+                return command, reveal.count
+        return None
+
+    def advance_command(self) -> str | None:
+        """The command that moves the round on from its phase once no decision is
+        pending: a reveal, then the showdown, then the settlement."""
+        due = self.reveal_due()
+        if due is not None:
+            return due[0]
+        return {"river": "showdown", "showdown": "settle"}.get(self.phase)
+
+    def settlement_preview(self, fund: Fund | None = None) -> dict | None:
+        """At a showdown, the settlement the cards already recorded give: a `showdown`
+        applied to a copy (nothing is changed). None where none can be made yet, or where
+        the progressive needs the meter's `fund` and none is given."""
+        rnd = self.round
+        if rnd is None or rnd.phase != "showdown":
+            return None
+        command = {"type": "showdown"}
+        if not rnd.dealt:
+            command["player_dealer"] = rnd.pd_hole
+            command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
+        if fund is None and self.needs_fund(command):
+            return None  # no meter to preview the progressive on
+        try:
+            _, result, _ = self.apply(command, fund=fund)
+        except CommandError:
+            return None
+        return result
+
     @property
     def has_players_besides_pd(self) -> bool:
         """A round needs at least one seated player besides the player-dealer."""

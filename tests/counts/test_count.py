@@ -246,7 +246,8 @@ def test_the_tablet_and_the_floor_show_the_box_on_the_table_now(day, clock):
     a swap show at once, each table shows its own, and the next shift starts empty again."""
     from datetime import timedelta
 
-    from tables.floor import floor_rows, table_snapshot
+    from tables.floor import floor_rows
+    from tables.selectors import table_snapshot
 
     first, second = day.tables[0], day.tables[1]  # the clock: the next gaming day's first shift
     boxes = lambda: {row["table"]: row["boxes"] for row in floor_rows()}  # noqa: E731

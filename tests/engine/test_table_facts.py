@@ -101,7 +101,7 @@ def test_rotation_pd_streak_counts_only_the_current_player_dealer():
 
 def test_deal_by_hand_is_kept_in_the_state_takes_decisions_at_once_and_refuses_a_deal():
     from rounds.engine.table import TableGame
-    from tables.floor import table_view
+    from rounds.engine.view import table_view
 
     game = table_with_pd(1, [2, 3])
     game, _ = drive(game, open_round(10000, [wager(2, 100), wager(3, 100)]))

@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from rounds.engine.policy import DEFAULT_NOTICE
-from tables.floor import floor_rows, table_snapshot
+from tables.floor import floor_rows
+from tables.selectors import table_snapshot
 from tables.services import command_execute
 from tables.visibility import LIVE, TABLET
 from tests.engine.helpers import quick_round

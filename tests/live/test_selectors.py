@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from cardroom.access import Actor
 from tables.models import DealerAssignment, Table
-from tables.floor import floor_rows, table_snapshot
+from tables.floor import floor_rows
+from tables.selectors import table_snapshot
 from tables.services import table_open_close
 from tables.visibility import TABLET
 from tests.engine.helpers import FEES, dealt_round, example_b
@@ -149,7 +150,7 @@ def test_decisions_are_offered_only_once_the_cards_are_out_and_everyone_may_chec
 
 
 def test_the_posted_rules_are_the_tables_configuration_in_full():
-    from tables.floor import posted_rules
+    from rounds.engine.view import posted_rules
 
     posted = posted_rules(make_table(limits={"ante_min": 500, "ante_max": 5000}, fee_schedule=FEES).state["config"])
     assert posted["limits"] == {"ante_min": 500, "ante_max": 5000, "trips_min": None, "trips_max": None}
@@ -213,7 +214,7 @@ def test_the_floor_names_each_tables_state():
 @given(low=st.integers(1, 10**6), spread=st.integers(0, 10**6), has_min=st.booleans(), has_max=st.booleans())
 @settings(max_examples=80, deadline=None)
 def test_ante_presets_are_always_within_the_tables_limits(low, spread, has_min, has_max):
-    from tables.floor import posted_rules
+    from rounds.engine.view import posted_rules
 
     limits = {**({"ante_min": low} if has_min else {}), **({"ante_max": low + spread} if has_max else {})}
     presets = posted_rules({"seats": 6, "limits": limits})["ante_presets"]
@@ -244,7 +245,7 @@ def test_the_bank_in_a_row_is_counted_from_the_round_being_banked():
 def test_add_a_backline_is_offered_behind_a_wager_while_betting_up_to_the_tables_most(trips):
     """game-rules 12 as the tablet's hint: where the table offers backline, a seat with a
     wager offers a backline (with Trips as the table allows) until it carries the most."""
-    from tables.floor import table_view
+    from rounds.engine.view import table_view
     from tests.engine.helpers import new_game
 
     def offered(game, seat):

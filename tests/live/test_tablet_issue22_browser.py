@@ -129,7 +129,7 @@ def test_an_exhausted_banks_totals_show_what_is_uncovered_and_where_the_progress
     assign(floor_staff["dealer"], table, floor_staff["sup"])
     run(table.pk, *example_b(dealt=True))
     table.refresh_from_db()
-    from tables.floor import table_snapshot
+    from tables.selectors import table_snapshot
     from tables.visibility import TABLET
 
     preview = table_snapshot(table, TABLET)["view"]["settlement_preview"]

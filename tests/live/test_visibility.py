@@ -18,7 +18,7 @@ from cardroom.gaming_day import calendar
 from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from tables.models import DealerAssignment, Table
-from tables.floor import table_view
+from rounds.engine.view import table_view
 from tables.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
 from tests.engine.helpers import decide, deal_sequence, new_game, open_round, seated_with_pd, wager
 

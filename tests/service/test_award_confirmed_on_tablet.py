@@ -19,7 +19,7 @@ from django.test import Client
 from cardroom.models import AuditEntry
 from rounds.models import Round
 from tables.models import TableEvent
-from tables.floor import server_snapshot
+from tables.selectors import server_snapshot
 from tables.services import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 

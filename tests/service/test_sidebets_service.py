@@ -22,7 +22,9 @@ from tests.db_access import as_owner
 from tables.events import _send_changed
 from tables.integrity import verify_meter
 from tables.models import Table
-from tables.floor import floor_rows, posted_rules, server_snapshot
+from rounds.engine.view import posted_rules
+from tables.floor import floor_rows
+from tables.selectors import server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS

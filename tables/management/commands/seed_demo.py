@@ -35,7 +35,7 @@ from collections_fees import counts, jackpot
 from collections_fees.models import DropBox, JackpotMeter
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
-from tables.floor import table_view
+from rounds.engine.view import table_view
 from tables.services import command_execute, table_create
 
 SEED = "seed_demo"  # the system actor every seeded action is recorded under

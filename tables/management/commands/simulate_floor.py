@@ -16,7 +16,7 @@ from django.db import connection
 
 from tables.events import publisher
 from tables.models import Table
-from tables.floor import table_view
+from rounds.engine.view import table_view
 from tables.services import command_execute
 
 from .seed_demo import DEMO_TABLES, demo_table

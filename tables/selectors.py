@@ -1,0 +1,61 @@
+"""Reads: the table's snapshot, what a client is shown. Writes are in tables/services.py.
+
+The live screens draw from `table_snapshot`: the engine state, the screen hints the engine
+derives from it (`view`, rounds/engine/view.py), the drop boxes on the table and a void
+waiting for a supervisor. The floor's rows are read in tables/floor.py.
+"""
+
+from collections_fees import jackpot
+from collections_fees.counts import boxes_now
+from collections_fees.models import JackpotMeter
+from rounds.engine.view import table_view
+
+from .models import Approval, Table
+from .visibility import snapshot_for
+
+
+def table_snapshot(table: Table, audience: str) -> dict:
+    """What a client of `audience` (tables.visibility) needs to draw the table, with the
+    version (event seq) it shows."""
+    return snapshot_for(server_snapshot(table), audience)
+
+
+def server_snapshot(table: Table) -> dict:
+    """The whole snapshot, undealt cards and every hole card included: for the server's own
+    messages only (the publisher's group message), never sent to a client as it is."""
+    return {
+        "table": table.pk,
+        "name": table.name,
+        "version": table.version,
+        "game": table.state,
+        "view": table_view(table.state, fund=_fund_for_preview(table.state)),
+        # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
+        "boxes": boxes_now([table])[table.pk],
+        "void_request": pending_void(table),
+    }
+
+
+def pending_void(table: Table) -> dict | None:
+    """The void asked for the round in progress and not yet decided: part of the table's
+    state, so every browser of the table shows it (and none offers to ask again)."""
+    current = (table.state.get("round") or {}).get("number")
+    if current is None:
+        return None
+    request = (
+        Approval.objects.filter(table=table, kind="void", round_number=current, decision__isnull=True)
+        .select_related("requested_by").order_by("pk").first()
+    )
+    if request is None:
+        return None
+    return {"approval": request.pk, "round": current, "requested_by": request.requested_by.username,
+            "reason": request.payload.get("reason", "")}
+
+
+def _fund_for_preview(state: dict):
+    """The progressive's meter as it stands, for the showdown's preview of its awards (an
+    unlocked read: the preview is redrawn after every command); None when not needed."""
+    progressive = ((state.get("config") or {}).get("side_bets") or {}).get("progressive")
+    if progressive is None or (state.get("round") or {}).get("phase") != "showdown":
+        return None
+    meter = JackpotMeter.objects.filter(name=progressive["meter"]["name"]).first()
+    return jackpot.fund_of(meter) if meter else None
