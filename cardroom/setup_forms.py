@@ -18,7 +18,7 @@ from rounds.engine.hands import CATEGORIES
 from rounds.engine.paytables import STANDARD_BLIND, STANDARD_TRIPS, paytable_from_config
 from rounds.engine.policy import DEFAULT_NOTICE
 from rounds.engine.sidebets import BAD_BEAT_TABLES, PAIRS_TABLES, PROGRESSIVE_TABLES
-from rounds.engine.table import MAX_SEATS, MIN_SEATS
+from rounds.engine.config import MAX_SEATS, MIN_SEATS
 from tables.setup import WORDS
 
 

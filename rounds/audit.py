@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rounds.engine.paytables import paytable_from_config
 from rounds.engine.settlement import PlayerHand, Settlement, settle
 from rounds.engine.sidebets import side_bets_from_config
-from rounds.engine.table import fee_refunds
+from rounds.engine.handlers.settling import fee_refunds
 
 from .models import Round
 from .selectors import round_cards

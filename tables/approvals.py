@@ -16,8 +16,8 @@ from django.utils import timezone
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
-from rounds.engine.table import TableConfig as EngineConfig
-from rounds.engine.table import checked_text
+from rounds.engine.config import TableConfig as EngineConfig
+from rounds.engine.config import checked_text
 from rounds.models import Round
 
 from .events import floor_row_changed_on_commit, table_refreshed_on_commit

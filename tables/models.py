@@ -331,7 +331,7 @@ class RoundCorrection(models.Model):
 
 
 class AlertAcknowledgement(models.Model):
-    """A supervisor has seen a floor alert and taken it in hand (tables.selectors floor
+    """A supervisor has seen a floor alert and taken it in hand (tables.floor
     rows). `ref` is the alert's identity: the same alert again keeps its ref, a new
     occurrence (another round exhausted, another disconnection) has a new one and shows
     unacknowledged. Append-only: who acknowledged what, and when, stays on record."""

@@ -24,8 +24,9 @@ from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
 from rounds.engine.records import JackpotMoved, RoundSettled, RoundVoided
-from rounds.engine.table import TableConfig as EngineConfig
-from rounds.engine.table import TableGame, checked_text
+from rounds.engine.config import TableConfig as EngineConfig
+from rounds.engine.config import checked_text
+from rounds.engine.table import TableGame
 from rounds.models import Round
 
 from . import checkpoints, events, presence, recording

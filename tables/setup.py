@@ -13,7 +13,7 @@ from rounds.engine.money import dollars
 from rounds.engine.errors import CommandError
 from rounds.engine.fees import PlayerWager, assess_fees, fee_schedule_from_config
 from rounds.engine.paytables import paytable_from_config
-from rounds.engine.table import TableConfig as EngineConfig
+from rounds.engine.config import TableConfig as EngineConfig
 
 from .models import Approval, Table
 from .services import FIRST_CONFIG_REASON, merged_config

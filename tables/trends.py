@@ -1,7 +1,7 @@
 """The floor tiles' trend charts: rounds settled and net fees per hour of the current
 shift, for every table on the floor, in one grouped query.
 
-Kept apart from tables.selectors.floor_rows on purpose: the floor rows are recomputed
+Kept apart from tables.floor.floor_rows on purpose: the floor rows are recomputed
 for every table that changed, after its commands (tables/events.py), and the trend needs
 none of that freshness. The floor page reads it once when it loads and the page asks
 again every FLOOR_TREND_REFRESH_SECONDS (tables/views.floor_trends), so the command path

@@ -59,7 +59,7 @@ POSTED_TEXT = {
     "total_table_action": "on the total action at the table",
 }
 
-# The floor's table states (tables.selectors.floor_state), as the legend and tiles say them.
+# The floor's table states (tables.floor.floor_state), as the legend and tiles say them.
 FLOOR_STATES = [
     ("dealing", "Dealing"),
     ("waiting", "Waiting for a round"),

@@ -1,5 +1,6 @@
 """Thin views: pages, and the command/state API. Every change goes through
-tables.services.command_execute; every read through tables.selectors."""
+tables.services.command_execute; every read through tables.selectors (the snapshot) and
+tables.floor (the floor's rows)."""
 
 from django.core.exceptions import PermissionDenied
 from django.contrib.staticfiles import finders

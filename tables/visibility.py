@@ -8,8 +8,8 @@ Audiences:
   board as revealed; hole cards at the showdown only, of the hands the showdown turns
   over (the player-dealer's, every player who did not fold, a folded player with Trips,
   Pairs or the progressive:
-  rounds.engine.table.RoundState.showdown_seats); a folded hand otherwise stays mucked.
-* The floor's rows carry no card at all (tables.selectors.floor_rows).
+  rounds.engine.state.RoundState.showdown_seats); a folded hand otherwise stays mucked.
+* The floor's rows carry no card at all (tables.floor.floor_rows).
 
 The table's third-party proposition player (game-rules 2A.5): the live view gets the seat
 and the badge the table shows, not the licence (company, expiry), which is the tablet's
@@ -29,7 +29,7 @@ in the records); a settled or voided round's records show every card
 (withheld_from_records).
 
 Backline wagers (game-rules 12): the tablet names each bettor; the live view (and the
-floor, tables.selectors.floor_rows) sees how many bettors stand behind a seat and their
+floor, tables.floor.floor_rows) sees how many bettors stand behind a seat and their
 wagers and lines, never a bettor's id. Each is told apart by its place behind the seat
 (`behind`: 1 for the first placed), wherever the tablet's copy names a bettor: the round's
 backlines and fees, the seats' view, a settlement's lines and nets, an event's result.
@@ -41,7 +41,7 @@ one snapshot whatever the number and kinds of viewers.
 """
 
 from cardroom.access import Actor, can_drive
-from rounds.engine.table import SeatInRound
+from rounds.engine.state import SeatInRound
 
 TABLET = "tablet"
 LIVE = "live"

@@ -8,9 +8,11 @@ rule: where it needs one it asks the engine (TableGame), and a command the hint 
 still be refused.
 """
 
+from .config import TableConfig, play_amount
 from .dealing import cards_needed
 from .sidebets import Fund, awaiting_confirmation
-from .table import TableConfig, TableGame, play_amount
+from .table import TableGame
+
 
 def table_view(state: dict, fund: Fund | None = None) -> dict:
     """Display data for the tablet, the live view and the floor, from the engine state

@@ -15,7 +15,8 @@ from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.engine.records import JackpotMoved
 from rounds.engine.sidebets import Fund
-from rounds.engine.table import TableConfig, TableGame
+from rounds.engine.config import TableConfig
+from rounds.engine.table import TableGame
 
 # One collection rate covering every amount: each player pays 100, the PD 50 per square.
 ONE_RATE_FEES = {

@@ -38,7 +38,7 @@ def betting(backline_config=BACKLINE, bank=100000, **table):
 )
 def test_a_bad_backline_configuration_is_refused(value):
     from rounds.engine.errors import CommandError
-    from rounds.engine.table import TableConfig
+    from rounds.engine.config import TableConfig
 
     with pytest.raises(CommandError) as info:
         TableConfig.from_config({"seats": 6, "backline": value})
@@ -46,7 +46,7 @@ def test_a_bad_backline_configuration_is_refused(value):
 
 
 def test_the_configuration_round_trips_and_defaults_to_no_trips():
-    from rounds.engine.table import TableConfig
+    from rounds.engine.config import TableConfig
 
     config = TableConfig.from_config({"seats": 6, "backline": {"max_per_seat": 3}})
     assert (config.backline.max_per_seat, config.backline.trips) == (3, False)

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from rounds.engine.errors import ERROR_CODES, CommandError
-from rounds.engine.table import TableConfig
+from rounds.engine.config import TableConfig
 from tests.engine.helpers import (
     QUICK_BOARD as BOARD,
     QUICK_PD as PD_HOLE,

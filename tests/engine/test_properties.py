@@ -25,7 +25,9 @@ from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.engine.hands import evaluate
 from rounds.engine.records import RoundSettled
-from rounds.engine.table import COMMAND_TYPES, TableConfig, TableGame
+from rounds.engine.config import TableConfig
+from rounds.engine.handlers import COMMAND_TYPES
+from rounds.engine.table import TableGame
 from tests.engine.helpers import ONE_RATE_FEES, snapshot
 
 WAGER_ORDER = ("ante", "play", "blind", "trips")

@@ -12,7 +12,8 @@ import pytest
 from rounds.engine.errors import CommandError
 from rounds.engine.policy import DEFAULT_NOTICE
 from rounds.engine.records import RotationEntry, RoundOpened, Seated
-from rounds.engine.table import TableConfig, TableGame
+from rounds.engine.config import TableConfig
+from rounds.engine.table import TableGame
 from tests.engine.helpers import new_game, quick_round, refuse, snapshot, void, wager
 
 START = datetime(2026, 5, 1, 20, 0, tzinfo=timezone.utc)

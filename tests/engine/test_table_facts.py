@@ -58,7 +58,7 @@ def test_seat_result_folded_without_hole_cards():
 
 
 def test_the_engine_states_showdown_seats_deal_and_reveals_once():
-    from rounds.engine.table import REVEALS, STREET_ACTIONS, play_amount
+    from rounds.engine.config import REVEALS, STREET_ACTIONS, play_amount
 
     game = table_with_pd(1, [2, 3, 4])
     assert game.has_players_besides_pd

@@ -23,10 +23,13 @@ from tests.engine.helpers import (
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_PD, D_WAGERS, SIDE_BETS, side_table
 
 
-def test_the_view_module_imports_no_django_and_no_database():
-    # A fresh interpreter: this test process has Django loaded by the pytest plugin.
+def test_the_engine_and_its_view_import_no_django_and_no_database():
+    # A fresh interpreter: this test process has Django loaded by the pytest plugin. Every
+    # module of the engine package is imported, the handlers and the view included.
     code = (
-        "import sys, rounds.engine.view, rounds.engine.money;"
+        "import importlib, pkgutil, sys, rounds.engine as e;"
+        "[importlib.import_module(m.name) for m in pkgutil.walk_packages(e.__path__, 'rounds.engine.')];"
+        "assert 'rounds.engine.view' in sys.modules and 'rounds.engine.handlers.settling' in sys.modules;"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'psycopg', 'tables', 'collections_fees'));"
         "print(bad); sys.exit(1 if bad else 0)"
     )

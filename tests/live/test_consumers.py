@@ -265,7 +265,7 @@ def void_approved_by_another_supervisor(table_id: int) -> int:
 
 
 def _command_types():
-    from rounds.engine.table import COMMAND_TYPES
+    from rounds.engine.handlers import COMMAND_TYPES
 
     return COMMAND_TYPES
 

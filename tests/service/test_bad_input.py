@@ -15,7 +15,7 @@ from cardroom import wire
 from cardroom.access import Actor
 from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
-from rounds.engine.table import COMMAND_FIELDS, ENVELOPE_FIELDS
+from rounds.engine.handlers import COMMAND_FIELDS, ENVELOPE_FIELDS
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, TableEvent

@@ -1,7 +1,7 @@
 """`python manage.py simulate_floor --tables N --rate R --duration S`: dealers at N tables
 tapping R commands a second each, for S seconds, through the real command service.
 
-Each simulated dealer does what the tablet shows it (tables.selectors.table_view: the
+Each simulated dealer does what the tablet shows it (rounds.engine.view.table_view: the
 next step, the seats' actions), choosing at random where a person would choose, so the
 floor dashboard comes alive for demos and load tests. Tables missing from the demo floor
 (seed_demo) are created as "Sim UTH-<n>". Meant for demo and test databases only.
@@ -35,7 +35,7 @@ def next_command(state: dict, rng: random.Random) -> dict:
 
 def command_for_view(view: dict, rng: random.Random) -> dict:
     """What a dealer would tap next, from what the tablet shows: the snapshot's `view`
-    (tables.selectors.table_view). benchmarks.bench_e2e chooses from the snapshots its
+    (rounds.engine.view.table_view). benchmarks.bench_e2e chooses from the snapshots its
     sockets receive, as a tablet does, so this needs nothing but the view."""
     next_step = view["next"]
     step = next_step["step"]
