@@ -40,9 +40,13 @@ class Rotation:
         known = (self.streak_player, self.pd_player, self.passer, *self.offered)
         return next((p for p in known if p is not None and same_person(p, player)), player)
 
+    def limit_for(self, player: str) -> int:
+        """The consecutive rounds `player` may bank: one for the TPPP under the policy's
+        one-round rule, else the table's limit."""
+        return 1 if player == self.one_round else self.limit
+
     def eligible(self, player: str) -> bool:
-        limit = 1 if player == self.one_round else self.limit
-        return not (player == self.streak_player and self.streak >= limit)
+        return not (player == self.streak_player and self.streak >= self.limit_for(player))
 
     def ineligible_code(self, player: str) -> str:
         """Why `player` may not bank now: the TPPP's one round, or the table's limit."""

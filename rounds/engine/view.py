@@ -54,7 +54,7 @@ def bank_run(game: TableGame) -> dict | None:
         return None
     banked = rot.pd_streak
     n = banked if game.round is None and rot.pd_at_limit else banked + 1
-    limit = 1 if rot.pd_player == rot.one_round else rot.limit
+    limit = rot.limit_for(rot.pd_player)
     return {"bank": n, "of": limit, "text": f"{ordinal(n)} of {limit}"}
 
 

@@ -117,3 +117,15 @@ def test_posted_rules_offer_ante_presets_within_the_limits():
 def test_money_reads_in_dollars_with_two_decimals():
     assert [dollars(c) for c in (12345, -500, 0, 7, 100000000)] == ["$123.45", "-$5.00", "$0.00", "$0.07", "$1,000,000.00"]
     assert dollars(None) == "" and dollars("") == ""
+
+
+def test_a_tppp_under_the_one_round_rule_banks_the_1st_of_1_and_a_player_the_tables_limit():
+    from tests.engine.test_rotation_policy import TPPP, seated
+
+    t = seated([1, 2])
+    t.do({"type": "sit", "seat": 3, "player": "T-3", "tppp": TPPP})
+    t.do({"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3})
+    assert table_view(t.game.to_dict())["bank_run"] == {"bank": 1, "of": 1, "text": "1st of 1"}
+    t.play_round(1)
+    t.take_bank(1)
+    assert table_view(t.game.to_dict())["bank_run"]["of"] == 2
