@@ -33,9 +33,9 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from collections_fees import counts, jackpot
 from collections_fees.models import DropBox, JackpotMeter
+from rounds.engine.view import table_view
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
-from rounds.engine.view import table_view
 from tables.services import command_execute, table_create
 
 SEED = "seed_demo"  # the system actor every seeded action is recorded under

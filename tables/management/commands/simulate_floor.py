@@ -14,9 +14,9 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from rounds.engine.view import table_view
 from tables.events import publisher
 from tables.models import Table
-from rounds.engine.view import table_view
 from tables.services import command_execute
 
 from .seed_demo import DEMO_TABLES, demo_table
