@@ -1,8 +1,8 @@
 """The progressive jackpot funds (game-rules 10.3): their meters and their ledger.
 
 A meter is a shared object: tables name it in their configuration and every table naming
-it moves the same row. The command service locks it with `meter_lock`, always after the
-table row (one fixed order: no deadlock, no lost update), hands its amounts to the engine
+it moves the same row. The command service locks it with `cardroom.locks.meter`, always after
+the table row (one fixed order: no deadlock, no lost update), hands its amounts to the engine
 as a `Fund`, and the recording appends the engine's fund lines to the meter's own
 hash-chained ledger (`entries_append`), kept apart from the collection log.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from cardroom import hashchain, witness
+from cardroom import hashchain, locks, witness
 from cardroom.gaming_day import calendar
 from rounds.engine.sidebets import Fund, FundLine, Progressive
 from tables import checkpoints
@@ -30,17 +30,12 @@ def meter_ensure(progressive: Progressive | None, *, stamp, restart: bool = Fals
     _, created = JackpotMeter.objects.get_or_create(
         name=progressive.meter, defaults={"meter": 0, "reserve": 0, "created_at": stamp.now}
     )
-    meter = meter_lock(progressive.meter)
+    meter = locks.meter(progressive.meter)
     if created or restart:
         meter_delta, reserve_delta = progressive.start_meter - meter.meter, progressive.start_reserve - meter.reserve
         opening = FundLine("opening", None, "", abs(meter_delta + reserve_delta), meter_delta, reserve_delta)
         entries_append(meter, [opening], stamp=stamp)
     return meter
-
-
-def meter_lock(name: str) -> JackpotMeter:
-    """The meter row, locked until the transaction ends (after the table row)."""
-    return JackpotMeter.objects.select_for_update().get(name=name)
 
 
 def fund_of(meter: JackpotMeter) -> Fund:

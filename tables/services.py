@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import hashchain, wire, witness
+from cardroom import hashchain, locks, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 from collections_fees import jackpot
@@ -146,7 +146,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
     and a key given as null goes back to its default (`"side_bets": null`: none offered)."""
     actor = _as_actor(changed_by)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
@@ -212,7 +212,7 @@ def round_correct(*, approval: Approval) -> RoundCorrection:
     original, negated.
     The original round is never edited."""
     with transaction.atomic():
-        table = lock_table(approval.table_id)
+        table = locks.table(approval.table_id)
         rnd = Round.objects.get(table=table, number=approval.round_number)
         # Under the table lock: two approved requests for one round reverse it once.
         if RoundCorrection.objects.filter(round=rnd).exists():
@@ -244,7 +244,7 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor | str, reason) -
         raise CommandError("not_authorized", "only a supervisor opens and closes tables")
     reason = checked_text("reason", reason)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         if open and table.retired:
             raise CommandError("wrong_state", f"{table.name} is retired: it does not open again")
         if not open and table.state.get("round") is not None:
@@ -269,7 +269,7 @@ def table_retire(*, table_id: int, actor: Actor | str, reason) -> Table:
         raise CommandError("not_authorized", "only a supervisor retires a table")
     reason = checked_text("reason", reason)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         if table.retired:
             raise CommandError("wrong_state", f"{table.name} is already retired")
         if table.state.get("round") is not None:
@@ -390,7 +390,7 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
         limited = CommandError("rate_limited", "too many refused commands from this session: wait a minute")
         return CommandOutcome(limited.as_result(), version)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         command_id = _command_id(command)
         # Authorisation comes first: a stale version is answered with the table's state
         # (hole cards) and a known id with its earlier answer, neither for outsiders.
@@ -414,9 +414,9 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
             game = TableGame.from_dict(table.state)
             command = _approved(table, game, command, actor)
             _patron_gate(table, command, actor)
-            # The shared meter, locked after the table row (always in this order), only by
-            # the commands that move it: two tables on one meter never lose an update.
-            meter = jackpot.meter_lock(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
+            # The shared meter, locked after the table row (cardroom/locks.py states the
+            # order), only by the commands that move it: two tables on one meter never lose an update.
+            meter = locks.meter(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
             fund = jackpot.fund_of(meter) if meter else None
             # The command's time is an input to the engine (game-rules 2A), stamped here.
             stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
@@ -476,13 +476,6 @@ def _execute(table_id: int, command, actor: Actor, rng: Random | None, received,
 def _as_actor(actor: Actor | str) -> Actor:
     """A person as given, or a system process (replay, simulator) by its name."""
     return actor if isinstance(actor, Actor) else Actor.system(actor)
-
-
-def lock_table(table_id: int) -> Table:
-    """The table row, locked until the transaction ends: every change at a table holds it."""
-    # of=("self",): lock only the table row (PostgreSQL refuses FOR UPDATE on the
-    # nullable side of a join), and always the same row first, so no deadlock.
-    return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
 
 
 def _check_envelope(table: Table, command) -> None:
