@@ -33,6 +33,7 @@ from rounds.engine.table import (
 )
 from rounds import labels
 from rounds.models import Round
+from rounds.visibility import snapshot_for
 
 from . import presence
 from .models import (
@@ -44,7 +45,6 @@ from .models import (
     TableStatusChange,
     void_request_expired,
 )
-from .visibility import snapshot_for
 
 # A table with players seated and no command for this long is flagged idle on the floor.
 IDLE_AFTER = timedelta(minutes=10)

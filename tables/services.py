@@ -27,6 +27,7 @@ from rounds.engine.records import JackpotMoved, RoundSettled, RoundVoided
 from rounds.engine.table import TableConfig as EngineConfig
 from rounds.engine.table import TableGame, checked_text
 from rounds.models import Round
+from rounds.visibility import TABLET
 
 from . import checkpoints, events, presence, recording
 from .events import (
@@ -44,7 +45,6 @@ from .models import (
     TableStatusChange,
 )
 from .selectors import table_snapshot
-from .visibility import TABLET
 
 MAX_COMMAND_ID_LENGTH = 100
 MAX_MESSAGE_LENGTH = 500

@@ -20,6 +20,7 @@ from cardroom.access import (
     tables_drivable,
     tables_viewable,
 )
+from rounds.visibility import LIVE, TABLET, audience_of
 
 from . import presence
 from .models import Table
@@ -27,7 +28,6 @@ from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
-from .visibility import LIVE, TABLET, audience_of
 
 
 @page_for(*EVERY_ROLE)

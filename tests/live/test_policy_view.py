@@ -9,7 +9,7 @@ import pytest
 from rounds.engine.policy import DEFAULT_NOTICE
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import command_execute
-from tables.visibility import LIVE, TABLET
+from rounds.visibility import LIVE, TABLET
 from tests.engine.helpers import quick_round
 
 from .conftest import make_table

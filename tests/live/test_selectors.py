@@ -11,7 +11,7 @@ from cardroom.access import Actor
 from tables.models import DealerAssignment, Table
 from tables.selectors import floor_rows, table_snapshot
 from tables.services import table_open_close
-from tables.visibility import TABLET
+from rounds.visibility import TABLET
 from tests.engine.helpers import FEES, dealt_round, example_b
 
 from .conftest import assign_dealer, make_table, run

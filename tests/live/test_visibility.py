@@ -19,7 +19,7 @@ from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from tables.models import DealerAssignment, Table
 from tables.selectors import table_view
-from tables.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
+from rounds.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
 from tests.engine.helpers import decide, deal_sequence, new_game, open_round, seated_with_pd, wager
 
 from .conftest import make_table, play, receive_until, run, socket
