@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import hashchain, locks, wire, witness
+from cardroom import checkpoints, hashchain, locks, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 from collections_fees import jackpot
@@ -29,7 +29,7 @@ from rounds.engine.table import TableGame, checked_text
 from rounds.models import Round
 from rounds.visibility import TABLET
 
-from . import checkpoints, events, presence, recording
+from . import events, presence, recording
 from .events import (
     floor_row_changed_on_commit,
     meter_tables_changed_on_commit,
