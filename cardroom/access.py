@@ -125,11 +125,13 @@ def tables_assigned_now(user_id: int) -> set[int]:
 
 
 def _assignments_now(user_id: int):
+    from django.apps import apps
     from django.utils import timezone
 
     from cardroom.gaming_day import calendar
-    from tables.models import DealerAssignment
 
+    # By label: the kernel sits below the tables app that keeps the assignments.
+    DealerAssignment = apps.get_model("tables", "DealerAssignment")
     now, cal = timezone.now(), calendar()
     return DealerAssignment.objects.filter(
         dealer_id=user_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
@@ -217,6 +219,7 @@ def role_context(request) -> dict:
 def _approvals_waiting() -> int:
     """Requests a supervisor has yet to decide (the navigation's count; called by the
     template only where it is shown)."""
-    from tables.models import Approval
+    from django.apps import apps
 
-    return Approval.objects.filter(decision__isnull=True).count()
+    # By label: the kernel sits below the tables app that keeps the requests.
+    return apps.get_model("tables", "Approval").objects.filter(decision__isnull=True).count()

@@ -19,7 +19,7 @@ with a key that each checkout would generate for itself.
 
 Rows written before the chains were keyed carry `hash_key = ""` (LEGACY) and verify under
 the old rule, plain SHA-256, but only up to the seq sealed by the migration that keyed the
-chains (a signed `legacy` checkpoint, tables/checkpoints.py).
+chains (a signed `legacy` checkpoint, cardroom/checkpoints.py).
 """
 
 import hashlib

@@ -39,3 +39,52 @@ class AuditEntry(models.Model):
 
     class Meta:
         ordering = ["-at", "-id"]
+
+
+class SignedCheckpoint(models.Model):
+    """A signed statement of where one hash chain stood: its last seq and head hash, and
+    how many of its rows up to there belong to `gaming_day`.
+
+    A chain's head is kept on its owner's row (a table's event and collection chains, a
+    jackpot meter's fund chain), which the app must be able to update; whoever can update
+    it could rewind the head. These rows anchor it: append-only (a database trigger
+    refuses UPDATE and DELETE, and the app's database role holds INSERT and SELECT only),
+    signed with the ledger key (not in the database), and copied into the exports'
+    manifests so that a chain can be checked offline (cardroom/checkpoints.py, which
+    writes, signs and checks every kind).
+
+    Abstract: each concrete model keeps its own app, table and migrations
+    (tables.ChainCheckpoint, collections_fees.JackpotCheckpoint) and names its chain
+    (`chain_identity`); the fields below are theirs as they were, so this base changes no
+    column.
+    """
+
+    gaming_day = models.DateField()
+    last_seq = models.PositiveBigIntegerField()
+    head = models.CharField(max_length=64)
+    rows = models.PositiveBigIntegerField(help_text="rows of gaming_day in the chain with seq <= last_seq")
+    key_id = models.CharField(max_length=32)
+    signature = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def for_chain(cls, owner, *, log: str, kind: str) -> "SignedCheckpoint":
+        """An unsigned checkpoint of `owner`'s chain `log` (the rest is filled by
+        cardroom.checkpoints)."""
+        raise NotImplementedError
+
+    def chain_identity(self) -> dict:
+        """The signed fields that name the chain (its owner, its log, ...)."""
+        raise NotImplementedError
+
+    def signed_content(self) -> dict:
+        return {
+            **self.chain_identity(),
+            "gaming_day": self.gaming_day.isoformat(),
+            "last_seq": self.last_seq,
+            "head": self.head,
+            "rows": self.rows,
+        }

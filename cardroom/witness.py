@@ -1,7 +1,7 @@
 """The witness: the heads of the hash chains, signed, in files the database login cannot rewrite.
 
 Whoever owns the database can delete a chain's last rows and rewind the table's head to
-the row before them; until the day closes no checkpoint (tables/checkpoints.py) says
+the row before them; until the day closes no checkpoint (cardroom/checkpoints.py) says
 where the chain stood, so the cut chain verifies. The witness keeps, outside the
 database, where every chain stood: `verify_logs` then finds a cut tail, a rewound head or
 a row rewritten after it was witnessed (tables/integrity.py `verify_witness`).

@@ -34,15 +34,18 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from cardroom import locks
 from cardroom.access import SYSTEM, Actor
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
 
+from . import signals
 from .models import (
     BOX_SLOTS,
     BoxCount,
@@ -85,6 +88,12 @@ class CountError(CodedError):
 def _audit(actor: Actor, step: str, *, summary: str, table_id: int | None = None, detail: dict | None = None):
     """One audit row per count step (action `count`; the step in its detail)."""
     audit_record(actor=actor, action="count", summary=summary, table_id=table_id, detail={"step": step, **(detail or {})})
+
+
+def _table_model():
+    """The table a box names (tables.Table), through the box's own foreign key: the back
+    office sits below the tables app and does not import it."""
+    return DropBox._meta.get_field("table").related_model
 
 
 def _require_role(actor: Actor, roles: tuple[str, ...], doing: str) -> None:
@@ -151,8 +160,6 @@ def _refuse_if_not_over(gaming_day: date, shift: str, now: datetime) -> None:
 def box_register(*, identifier, kind, table_id: int | None, actor: Actor, at: datetime | None = None) -> DropBox:
     """Register a box. A fee or jackpot box names its table; an emergency box none.
     `at`: when, for a system process registering it in a past shift (the demo seed)."""
-    from tables.models import Table
-
     _require_role(actor, BOX_SYSTEM_KEEPERS, "registering a drop box")
     now = _when(actor, at)
     identifier = _text(identifier, "the box identifier", required=True, limit=32)
@@ -161,7 +168,7 @@ def box_register(*, identifier, kind, table_id: int | None, actor: Actor, at: da
     if kind == "emergency":
         if table_id is not None:
             raise CountError("invalid_input", "an emergency box belongs to no table")
-    elif type(table_id) is not int or not Table.objects.filter(pk=table_id).exists():
+    elif type(table_id) is not int or not _table_model().objects.filter(pk=table_id).exists():
         raise CountError("invalid_input", f"a {kind} box names an existing table")
     with transaction.atomic():
         if DropBox.objects.filter(identifier__iexact=identifier).exists():
@@ -217,17 +224,13 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "", at:
     """Put a box on a table for the current gaming day and shift. Replacing the box in
     force in the same slot is a swap: it needs a reason; who and when are recorded.
     `at`: a system process placing it in a past shift (the demo seed), for that shift."""
-    from tables.events import floor_row_changed_on_commit
-    from tables.models import Table
-    from tables.services import lock_table
-
     _require_role(actor, BOX_SYSTEM_KEEPERS, "placing a drop box")
     now = _when(actor, at)
     reason = _text(reason, "the reason", required=False, limit=200)
     with transaction.atomic():
         try:
-            table = lock_table(table_id)  # ordered with the table's commands
-        except (Table.DoesNotExist, ValueError, TypeError):
+            table = locks.table(table_id)  # ordered with the table's commands
+        except (ObjectDoesNotExist, ValueError, TypeError):
             raise CountError("not_found", "no such table") from None
         try:
             box = DropBox.objects.get(pk=box_id)
@@ -263,7 +266,8 @@ def box_place(*, table_id: int, box_id: int, actor: Actor, reason: str = "", at:
         boxes[box.slot] = {"id": box.pk, "identifier": box.identifier}
         table.boxes_placed = boxes
         table.save(update_fields=["boxes_placed"])
-        floor_row_changed_on_commit(table.pk)  # the floor shows the box at once; a tablet at its next update
+        # The floor shows the box at once (the tables app publishes on commit); a tablet at its next update.
+        signals.box_placed.send(sender=BoxPlacement, table_id=table.pk)
         what = f"swapped {current.box.identifier} for {box.identifier}" if current else f"placed {box.identifier}"
         _audit(actor, "box_placed", table_id=table.pk, summary=f"{what} ({day} {shift})",
                detail={"placement": placement.pk, "reason": reason})

@@ -34,10 +34,10 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
-from tables import checkpoints
+from cardroom import checkpoints
 
 from . import jackpot
-from .models import ExportManifest
+from .models import CollectionEntry, ExportManifest
 from .selectors import SqlQuery
 from .services import export_manifest_record
 
@@ -48,7 +48,17 @@ XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 CHUNK_BYTES = 64 * 1024
 EXPORT_WORK_MEM = "64MB"
 # The logs whose export carries the signed checkpoints of its chains, and where they come from.
-CHECKPOINTS_OF_EXPORT = {"collections": checkpoints.for_export, "jackpot": jackpot.checkpoints_for_export}
+def _collection_checkpoints(filters: dict) -> list[dict]:
+    """The signed checkpoints of the collection chains of the tables an export covers
+    (the tables reached through the log's own foreign key: the back office does not
+    import the tables app)."""
+    tables = CollectionEntry._meta.get_field("table").related_model.objects.order_by("pk")
+    if filters.get("table"):
+        tables = tables.filter(pk=filters["table"])
+    return checkpoints.for_export(tables, log="collections", filters=filters)
+
+
+CHECKPOINTS_OF_EXPORT = {"collections": _collection_checkpoints, "jackpot": jackpot.checkpoints_for_export}
 
 
 def dedicated_connection_params(alias: str = "default") -> dict:
@@ -92,7 +102,7 @@ class CsvExport:
         self.started_at = timezone.now()
         if self.kind in CHECKPOINTS_OF_EXPORT:
             # Before the COPY: every row these signed checkpoints vouch for is committed,
-            # so it is in the export (tables/checkpoints.py).
+            # so it is in the export (cardroom/checkpoints.py).
             self.checkpoints = await sync_to_async(CHECKPOINTS_OF_EXPORT[self.kind])(self.filters)
         digest, buffer, messages = hashlib.sha256(), bytearray(), 0
         # Leaving these blocks early (the client went away: the generator is closed at

@@ -5,6 +5,8 @@ from datetime import UTC
 from django.db import models
 from django.db.models import Q
 
+from cardroom.models import SignedCheckpoint
+
 
 class FeeSchedule(models.Model):
     PAYERS = [(p, p) for p in ("all_players", "players_not_pd", "pd_only")]
@@ -277,36 +279,24 @@ class JackpotEntry(models.Model):
         return content
 
 
-class JackpotCheckpoint(models.Model):
-    """A signed statement of where a meter's fund chain stood (its last seq and head hash,
-    and how many of its rows up to there belong to `gaming_day`): the head on the meter
-    row can be rewound by whoever can update that row; these rows anchor it, as
-    tables.ChainCheckpoint anchors a table's chains. Append-only (trigger), signed with the
-    ledger key; written by `verify_logs --checkpoint`."""
+class JackpotCheckpoint(SignedCheckpoint):
+    """A signed checkpoint of a meter's fund chain (cardroom.models.SignedCheckpoint), as
+    tables.ChainCheckpoint anchors a table's chains; written by cardroom/checkpoints.py
+    (`verify_logs --checkpoint`, a jackpot export)."""
 
     kind = "on_demand"  # the only kind so far (the table chains' checker reads it)
 
     meter = models.ForeignKey(JackpotMeter, on_delete=models.PROTECT, related_name="checkpoints")
-    gaming_day = models.DateField()
-    last_seq = models.PositiveBigIntegerField()
-    head = models.CharField(max_length=64)
-    rows = models.PositiveBigIntegerField(help_text="rows of gaming_day in the chain with seq <= last_seq")
-    key_id = models.CharField(max_length=32)
-    signature = models.CharField(max_length=64)
-    created_at = models.DateTimeField()
 
     class Meta:
         ordering = ["meter", "last_seq", "id"]
 
-    def signed_content(self) -> dict:
-        return {
-            "meter": self.meter_id,
-            "log": "jackpot",
-            "gaming_day": self.gaming_day.isoformat(),
-            "last_seq": self.last_seq,
-            "head": self.head,
-            "rows": self.rows,
-        }
+    @classmethod
+    def for_chain(cls, owner, *, log: str, kind: str) -> "JackpotCheckpoint":
+        return cls(meter=owner)  # one log, one kind: neither is a column
+
+    def chain_identity(self) -> dict:
+        return {"meter": self.meter_id, "log": "jackpot"}
 
 
 # --- Drop boxes, the count and the shift close (4 CCR 12384-12385) -----------------------

@@ -28,7 +28,7 @@ from collections_fees.selectors import (
     where_clause,
 )
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
-from tables.visibility import FINISHED, withheld_from_records
+from rounds.visibility import FINISHED, withheld_from_records
 
 from .models import Decision, Round, RoundCard, SettlementLine, Wager
 
@@ -81,7 +81,7 @@ ROUND_EXPORT_COLUMNS = (
 )
 
 # A card is in the export when its round's records may show it
-# (tables.visibility.withheld_from_records): every card of a finished round; of a round in
+# (rounds.visibility.withheld_from_records): every card of a finished round; of a round in
 # play, those not in its entry of `withheld.cards` (withheld_cards), and none when it has
 # no entry: a round that opened after the entries were read shows no card.
 CARD_SHOWN = (
@@ -171,7 +171,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
 
 def withheld_cards() -> dict[str, list[str]]:
     """For each round in play, by id, the cards its records may not show
-    (tables.visibility.withheld_from_records); a round that cannot be judged is left out,
+    (rounds.visibility.withheld_from_records); a round that cannot be judged is left out,
     and so shows no card. One row per table with a round in play."""
     rows = Round.objects.filter(status="in_progress").values_list("id", "status", "number", "table__state")
     withheld = {}
@@ -233,7 +233,7 @@ def round_cards(rnd: Round, shown: Callable[[str], bool] = lambda card: True) ->
 
 
 def round_cards_recorded(rnd: Round) -> RoundCards:
-    """The round's cards as its records may show them (tables.visibility
+    """The round's cards as its records may show them (rounds.visibility
     .withheld_from_records): a round in play shows what its table has shown."""
     withheld = withheld_from_records(rnd.status, rnd.table.state, rnd.number)
     return round_cards(rnd, lambda card: withheld is not None and card not in withheld)

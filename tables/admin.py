@@ -5,17 +5,17 @@ import json
 
 from django.contrib import admin
 
-from collections_fees.admin import ReadOnlyAdmin
+from cardroom.admin import ReadOnlyAdmin
 from rounds.engine.cards import DECK
+from rounds.visibility import withheld_from_records
 
 from .models import Approval, DealerAssignment, RotationLogEntry, Table, TableConfig, TableEvent
-from .visibility import withheld_from_records
 
 
 def _withheld(table: Table) -> tuple[set[str] | None, int | None]:
     """The cards of the table's round in play its records may not show, and the seq from
     which its events are that round's (None, None between rounds): the admin's pages are
-    records like the compliance pages (tables.visibility.withheld_from_records)."""
+    records like the compliance pages (rounds.visibility.withheld_from_records)."""
     rnd = table.state.get("round")
     if rnd is None:
         return None, None

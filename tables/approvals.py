@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom import locks
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
@@ -22,7 +23,7 @@ from rounds.models import Round
 
 from .events import floor_row_changed_on_commit, table_refreshed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table, void_request_expired
-from .services import CommandOutcome, command_execute, lock_table, merged_config, round_correct, table_configure
+from .services import CommandOutcome, command_execute, merged_config, round_correct, table_configure
 
 VIA = ("device", "tablet")
 # What each kind of request carries (anything else is refused, not stored).
@@ -107,7 +108,7 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
         raise CommandError("invalid_command", f"a {kind} request does not take {sorted(unknown)}")
     checked_text("reason", payload.get("reason"))  # as the void command will check it
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         round_number = _round_of(table, kind, payload)
         approval = Approval.objects.create(
             table=table,
@@ -191,7 +192,7 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
         # instead, as every command locks it first: decisions on one table's requests
         # are taken one at a time, whether the request has expired cannot change between
         # this check and the void, and the one-to-one decision row refuses a second.
-        table = lock_table(Approval.objects.values_list("table_id", flat=True).get(pk=approval_id))
+        table = locks.approval_table(approval_id)
         approval = Approval.objects.select_related("requested_by").get(pk=approval_id)
         approval.table = table
         if decider.role != "supervisor":

@@ -18,7 +18,7 @@ neither reads nor changes anything.
 A client applies an event whose seq is its version + 1, ignores older ones, and asks
 for a snapshot on a gap: one recovery path, the same as after a reconnect.
 
-What a socket is sent is cut for its viewer (tables.visibility): the tablet's view for a
+What a socket is sent is cut for its viewer (rounds.visibility): the tablet's view for a
 `?role=tablet` socket of a person who may drive the table, the live view otherwise.
 
 A socket follows its session: before every command and every SESSION_CHECK_SECONDS it
@@ -45,6 +45,7 @@ from django.contrib.auth import get_user
 
 from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_view_table
+from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
 
 from . import events, presence
 from .socket_rates import TokenBucket
@@ -52,7 +53,6 @@ from .models import Table
 from .floor import whole_floor
 from .selectors import table_snapshot
 from .services import CommandOutcome, command_execute
-from .visibility import LIVE, TABLET, event_for, snapshot_for
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401

@@ -62,7 +62,7 @@ class TableChanged:
     """Table `table` reached version `seq` by an accepted command; `snapshot` is the
     table's whole snapshot at that version (tables.selectors.server_snapshot), hole cards
     and undealt board included: each socket cuts it down for its viewer before sending
-    (tables.visibility.event_for), so the publisher builds one snapshot per event."""
+    (rounds.visibility.event_for), so the publisher builds one snapshot per event."""
 
     table: int
     seq: int

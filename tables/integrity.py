@@ -1,17 +1,17 @@
 """Checks that the logs are what was written: the per-table keyed hash chains of the event
 log and the collection log (cardroom/hashchain.py), against the heads on the table row
-and the signed checkpoints (tables/checkpoints.py)."""
+and the signed checkpoints (cardroom/checkpoints.py)."""
 
 from collections import Counter
 from dataclasses import dataclass
 
 from django.db.models import Q
 
+from cardroom import checkpoints as cp
 from cardroom import hashchain, witness
 from collections_fees.models import JackpotEntry, JackpotMeter
 from rounds.models import Round
 
-from . import checkpoints as cp
 from .models import ChainCheckpoint, Table, TableEvent
 
 
@@ -32,7 +32,7 @@ def verify_table(table: Table) -> list[BrokenLink]:
     """Each forged checkpoint, then the first broken link of each of the table's two
     chains (empty: everything verifies)."""
     broken = []
-    for log in cp.LOGS:
+    for log in cp.TABLE_LOGS:
         last_seq, head = cp.chain_head(table, log)
         signed = []
         for checkpoint in ChainCheckpoint.objects.filter(table=table, log=log).order_by("last_seq", "id"):
@@ -44,7 +44,7 @@ def verify_table(table: Table) -> list[BrokenLink]:
                     f"checkpoint {checkpoint.pk} ({checkpoint.kind}, gaming day {checkpoint.gaming_day}) "
                     f"does not carry a valid signature of key {checkpoint.key_id!r}: forged or altered, not used",
                 ))
-        rows = cp.chain_rows(log).filter(table=table).order_by("seq").iterator(chunk_size=5000)
+        rows = cp.chain_rows(table, log).order_by("seq").iterator(chunk_size=5000)
         problem = _first_break(table.pk, log, rows, last_seq, head, signed)
         if problem is not None:
             broken.append(problem)
@@ -173,7 +173,7 @@ def verify_witness(tables, *, every: bool = True, reading: witness.Reading | Non
                 continue  # a table not being checked (--table)
             owner_row = ids.get(owner)
             name = f"table {owner} {log}"
-            rows = cp.chain_rows(log).filter(table_id=owner) if owner_row else None
+            rows = cp.chain_rows(owner_row, log) if owner_row else None
             head_seq = cp.chain_head(owner_row, log)[0] if owner_row else None
         top = max(witnessed)
         first = witnessed[top][0]

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from cardroom.hashchain import GENESIS
+from cardroom.models import SignedCheckpoint
 
 
 class Table(models.Model):
@@ -38,7 +39,7 @@ class Table(models.Model):
     collection_seq = models.PositiveBigIntegerField(default=0)
     collection_head = models.CharField(max_length=64, default=GENESIS)
     # The gaming day of the table's last event: the first command of a later day writes
-    # the signed end-of-day checkpoints of this one (tables/checkpoints.py).
+    # the signed end-of-day checkpoints of this one (cardroom/checkpoints.py).
     chain_day = models.DateField(null=True, blank=True)
     # The drop boxes on the table (collections_fees/counts.py, `box_place`): {"gaming_day",
     # "shift", "fees": {"id", "identifier"} or None, "jackpot": ...} for the shift they were
@@ -169,15 +170,10 @@ class TableEvent(models.Model):
         }
 
 
-class ChainCheckpoint(models.Model):
-    """A signed statement of where one of a table's hash chains stood: its last seq and
-    head hash, and how many of its rows up to there belong to `gaming_day`.
-
-    The heads on the table row can be rewound by whoever can update that row; these
-    rows anchor them. Append-only (a database trigger refuses UPDATE and DELETE, and the
-    app's database role holds INSERT and SELECT only), signed with the ledger key (not in
-    the database), and copied into the collection exports' manifests so that a chain can
-    be checked offline (tables/checkpoints.py, docs/compliance-exports.md).
+class ChainCheckpoint(SignedCheckpoint):
+    """A signed checkpoint of one of a table's hash chains (the event log or the collection
+    log): cardroom.models.SignedCheckpoint, written by cardroom/checkpoints.py
+    (docs/compliance-exports.md).
     """
 
     KINDS = [
@@ -190,28 +186,19 @@ class ChainCheckpoint(models.Model):
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="checkpoints")
     log = models.CharField(max_length=12, choices=LOGS)
     kind = models.CharField(max_length=12, choices=KINDS)
-    gaming_day = models.DateField()
-    last_seq = models.PositiveBigIntegerField()
-    head = models.CharField(max_length=64)
+    # The base's field with this model's own help text, as its migration has it.
     rows = models.PositiveBigIntegerField(help_text="rows of gaming_day in this chain with seq <= last_seq")
-    key_id = models.CharField(max_length=32)
-    signature = models.CharField(max_length=64)
-    created_at = models.DateTimeField()
 
     class Meta:
         ordering = ["table", "log", "last_seq", "id"]
         indexes = [models.Index(fields=["table", "log", "last_seq"], name="checkpoint_table_log_seq")]
 
-    def signed_content(self) -> dict:
-        return {
-            "table": self.table_id,
-            "log": self.log,
-            "kind": self.kind,
-            "gaming_day": self.gaming_day.isoformat(),
-            "last_seq": self.last_seq,
-            "head": self.head,
-            "rows": self.rows,
-        }
+    @classmethod
+    def for_chain(cls, owner, *, log: str, kind: str) -> "ChainCheckpoint":
+        return cls(table=owner, log=log, kind=kind)
+
+    def chain_identity(self) -> dict:
+        return {"table": self.table_id, "log": self.log, "kind": self.kind}
 
 
 class RejectedCommand(models.Model):

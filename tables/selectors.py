@@ -9,13 +9,14 @@ from collections_fees import jackpot
 from collections_fees.counts import boxes_now
 from collections_fees.models import JackpotMeter
 from rounds.engine.view import table_view
+from rounds.visibility import snapshot_for
 
 from .models import Approval, Table
-from .visibility import snapshot_for
+
 
 
 def table_snapshot(table: Table, audience: str) -> dict:
-    """What a client of `audience` (tables.visibility) needs to draw the table, with the
+    """What a client of `audience` (rounds.visibility) needs to draw the table, with the
     version (event seq) it shows."""
     return snapshot_for(server_snapshot(table), audience)
 

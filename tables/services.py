@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import hashchain, wire, witness
+from cardroom import checkpoints, hashchain, locks, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive
 from cardroom.audit import audit_record
 from collections_fees import jackpot
@@ -28,8 +28,9 @@ from rounds.engine.config import TableConfig as EngineConfig
 from rounds.engine.config import checked_text
 from rounds.engine.table import TableGame
 from rounds.models import Round
+from rounds.visibility import TABLET
 
-from . import checkpoints, events, presence, recording
+from . import events, presence, recording
 from .events import (
     floor_row_changed_on_commit,
     meter_tables_changed_on_commit,
@@ -45,7 +46,6 @@ from .models import (
     TableStatusChange,
 )
 from .selectors import table_snapshot
-from .visibility import TABLET
 
 MAX_COMMAND_ID_LENGTH = 100
 MAX_MESSAGE_LENGTH = 500
@@ -147,7 +147,7 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
     and a key given as null goes back to its default (`"side_bets": null`: none offered)."""
     actor = _as_actor(changed_by)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         game = TableGame.from_dict(table.state)
         if game.round is not None:
             raise CommandError("wrong_state", "the configuration changes between rounds")
@@ -213,7 +213,7 @@ def round_correct(*, approval: Approval) -> RoundCorrection:
     original, negated.
     The original round is never edited."""
     with transaction.atomic():
-        table = lock_table(approval.table_id)
+        table = locks.table(approval.table_id)
         rnd = Round.objects.get(table=table, number=approval.round_number)
         # Under the table lock: two approved requests for one round reverse it once.
         if RoundCorrection.objects.filter(round=rnd).exists():
@@ -245,7 +245,7 @@ def table_open_close(*, table_id: int, open: bool, actor: Actor | str, reason) -
         raise CommandError("not_authorized", "only a supervisor opens and closes tables")
     reason = checked_text("reason", reason)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         if open and table.retired:
             raise CommandError("wrong_state", f"{table.name} is retired: it does not open again")
         if not open and table.state.get("round") is not None:
@@ -270,7 +270,7 @@ def table_retire(*, table_id: int, actor: Actor | str, reason) -> Table:
         raise CommandError("not_authorized", "only a supervisor retires a table")
     reason = checked_text("reason", reason)
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = locks.table(table_id)
         if table.retired:
             raise CommandError("wrong_state", f"{table.name} is already retired")
         if table.state.get("round") is not None:
@@ -385,105 +385,160 @@ def command_execute(
 
 
 def _execute(table_id: int, command, actor: Actor, rng: Random | None, received, at: datetime | None) -> CommandOutcome:
+    """Check, do, notify: under the table lock, `_check` answers or refuses what may not be
+    applied, `_do` asks the engine and writes what it decided, `_notify` arranges the
+    witness and the live screens for after the commit."""
+    limited = _rate_limited(table_id, actor)
+    if limited is not None:
+        return limited
+    with transaction.atomic():
+        table = locks.table(table_id)
+        command_id = _command_id(command)
+        try:
+            checked = _check(table, command, command_id, actor, received, at)
+        except CommandError as refusal:
+            return _reject(table, command, command_id, refusal, actor, received)
+        if isinstance(checked, CommandOutcome):
+            return checked  # answered without applying: not authorised, or a known id
+        try:
+            done = _do(table, checked, actor, rng)
+        except CommandError as refusal:
+            # The engine's refusal (or a fraction found after it): kept as approved.
+            return _reject(table, checked.command, command_id, refusal, actor, received)
+        _notify(table, done)
+        return CommandOutcome(done.result, table.version)
+
+
+def _rate_limited(table_id: int, actor: Actor) -> CommandOutcome | None:
+    """The answer to a person past CARDROOM_REFUSED_COMMANDS_PER_MINUTE refusals, before
+    any lock: nothing is stored or applied."""
     refusals = _refusal_counter(actor)
     if refusals and (cache.get(refusals) or 0) >= settings.CARDROOM_REFUSED_COMMANDS_PER_MINUTE:
         version = Table.objects.values_list("version", flat=True).get(pk=table_id)
         limited = CommandError("rate_limited", "too many refused commands from this session: wait a minute")
         return CommandOutcome(limited.as_result(), version)
-    with transaction.atomic():
-        table = lock_table(table_id)
-        command_id = _command_id(command)
-        # Authorisation comes first: a stale version is answered with the table's state
-        # (hole cards) and a known id with its earlier answer, neither for outsiders.
-        if not can_drive(actor, table.pk):
-            refusal = CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
-            # Kept without its id: an outsider neither claims an id nor collides with one.
-            return _reject(table, command, None, refusal, actor, received)
-        if command_id is not None:
-            prior = _prior_answer(table, command_id)
-            if prior is not None:
-                return CommandOutcome(prior, table.version, replayed=True)
-        stamp = recording.Stamp.at(at or timezone.now())
-        try:
-            if at is not None and not actor.is_system:
-                # A person's command happens when the server receives it: the clock is
-                # not theirs to set (nothing a person sends reaches here with `at`).
-                raise CommandError("not_authorized", "only a system process states when its command happened")
-            _check_envelope(table, command)
-            if not table.is_open:
-                raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
-            game = TableGame.from_dict(table.state)
-            command = _approved(table, game, command, actor)
-            _patron_gate(table, command, actor)
-            # The shared meter, locked after the table row (always in this order), only by
-            # the commands that move it: two tables on one meter never lose an update.
-            meter = jackpot.meter_lock(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
-            fund = jackpot.fund_of(meter) if meter else None
-            # The command's time is an input to the engine (game-rules 2A), stamped here.
-            stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
-            new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
-            # After the engine, not in _check_envelope: a fractional amount is the engine's
-            # invalid_amount (docs/commands.md); this catches floats anywhere else in the command.
-            if not hashchain.only_whole_numbers(command):
-                raise CommandError("invalid_command", "numbers in a command are whole numbers")
-        except CommandError as refusal:
-            return _reject(table, command, command_id, refusal, actor, received)
-        checkpoints.close_day_if_turned(table, stamp.gaming_day)
-        table.version += 1
-        table.state = new_game.to_dict()
-        event = TableEvent(
-            table=table,
-            seq=table.version,
-            command_type=command["type"],
-            command=command,
-            command_id=command_id,
-            result=result,
-            records=[r.as_dict() for r in records],
-            actor=actor.name,
-            created_at=stamp.now,
-            gaming_day=stamp.gaming_day,
-            prev_hash=table.event_head,
-            hash_key=hashchain.current_key_id(),
-        )
-        event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
-        event.save(force_insert=True)
-        recording.write(table=table, event=event, records=records, stamp=stamp, meter=meter)
-        table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
-        audit_record(
-            actor=actor,
-            action="command",
-            table_id=table.pk,
-            summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
-            detail={"seq": event.seq, "command": command},
-        )
-        # After commit, outside this transaction: the heads as this command left them (no
-        # query), at once when a round ended, so cutting a settled round out is caught.
-        ended = [
-            (table.pk, r.round, "settled" if isinstance(r, RoundSettled) else "voided")
-            for r in records if isinstance(r, (RoundSettled, RoundVoided))
-        ]
-        witness.committed_on_commit(
-            [("events", table.pk, table.version, table.event_head),
-             ("collections", table.pk, table.collection_seq, table.collection_head)],
-            rounds=ended, urgent=bool(ended),
-        )
-        publish_on_commit(table=table, command_type=event.command_type, result=result)
-        if meter is not None and any(isinstance(r, JackpotMoved) for r in records):
-            # The floor shows the meter on every table linked to it: their rows follow.
-            meter_tables_changed_on_commit(meter.name, besides=table.pk)
-        return CommandOutcome(result, table.version)
+    return None
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A command that may be applied: as approved (`approved_by` filled in), with its id,
+    its time and the table's game as the locked row holds it."""
+
+    command: dict
+    command_id: str | None
+    stamp: recording.Stamp
+    game: TableGame
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What a command changed, for the notifications once committed."""
+
+    event: TableEvent
+    result: dict
+    records: list
+    meter: object | None  # the progressive's meter row, when the command moved it
+
+
+def _check(table: Table, command, command_id, actor: Actor, received, at: datetime | None) -> _Checked | CommandOutcome:
+    """Check: authorisation, idempotency, the envelope, the table open, approvals and the
+    patron gate. Returns the command to apply, or the answer when nothing is to be applied
+    (an outsider's refusal, a known id's first answer); raises CommandError for any other
+    refusal of the command as sent."""
+    # Authorisation comes first: a stale version is answered with the table's state
+    # (hole cards) and a known id with its earlier answer, neither for outsiders.
+    if not can_drive(actor, table.pk):
+        refusal = CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
+        # Kept without its id: an outsider neither claims an id nor collides with one.
+        return _reject(table, command, None, refusal, actor, received)
+    if command_id is not None:
+        prior = _prior_answer(table, command_id)
+        if prior is not None:
+            return CommandOutcome(prior, table.version, replayed=True)
+    stamp = recording.Stamp.at(at or timezone.now())
+    if at is not None and not actor.is_system:
+        # A person's command happens when the server receives it: the clock is
+        # not theirs to set (nothing a person sends reaches here with `at`).
+        raise CommandError("not_authorized", "only a system process states when its command happened")
+    _check_envelope(table, command)
+    if not table.is_open:
+        raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
+    game = TableGame.from_dict(table.state)
+    approved = _approved(table, game, command, actor)
+    _patron_gate(table, approved, actor)
+    return _Checked(approved, command_id, stamp, game)
+
+
+def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _Done:
+    """Do: the engine decides (CommandError: refused, nothing written), then the event,
+    the ledger rows (tables/recording.py), the table row and the audit are written."""
+    command, stamp, game = checked.command, checked.stamp, checked.game
+    # The shared meter, locked after the table row (cardroom/locks.py states the
+    # order), only by the commands that move it: two tables on one meter never lose an update.
+    meter = locks.meter(game.config.side_bets.progressive.meter) if game.needs_fund(command) else None
+    fund = jackpot.fund_of(meter) if meter else None
+    # The command's time is an input to the engine (game-rules 2A), stamped here.
+    stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
+    new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
+    # After the engine, not in _check_envelope: a fractional amount is the engine's
+    # invalid_amount (docs/commands.md); this catches floats anywhere else in the command.
+    if not hashchain.only_whole_numbers(command):
+        raise CommandError("invalid_command", "numbers in a command are whole numbers")
+    checkpoints.close_day_if_turned(table, stamp.gaming_day)
+    table.version += 1
+    table.state = new_game.to_dict()
+    event = TableEvent(
+        table=table,
+        seq=table.version,
+        command_type=command["type"],
+        command=command,
+        command_id=checked.command_id,
+        result=result,
+        records=[r.as_dict() for r in records],
+        actor=actor.name,
+        created_at=stamp.now,
+        gaming_day=stamp.gaming_day,
+        prev_hash=table.event_head,
+        hash_key=hashchain.current_key_id(),
+    )
+    event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
+    event.save(force_insert=True)
+    recording.write(table=table, event=event, records=records, stamp=stamp, meter=meter)
+    table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
+    audit_record(
+        actor=actor,
+        action="command",
+        table_id=table.pk,
+        summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
+        detail={"seq": event.seq, "command": command},
+    )
+    return _Done(event, result, records, meter)
+
+
+def _notify(table: Table, done: _Done) -> None:
+    """Notify, after commit and outside this transaction: the witness (the heads as this
+    command left them, no query; at once when a round ended, so cutting a settled round
+    out is caught), the table's screens and the floor, and the rows of the tables sharing
+    a meter the command moved."""
+    ended = [
+        (table.pk, r.round, "settled" if isinstance(r, RoundSettled) else "voided")
+        for r in done.records if isinstance(r, (RoundSettled, RoundVoided))
+    ]
+    witness.committed_on_commit(
+        [("events", table.pk, table.version, table.event_head),
+         ("collections", table.pk, table.collection_seq, table.collection_head)],
+        rounds=ended, urgent=bool(ended),
+    )
+    publish_on_commit(table=table, command_type=done.event.command_type, result=done.result)
+    if done.meter is not None and any(isinstance(r, JackpotMoved) for r in done.records):
+        # The floor shows the meter on every table linked to it: their rows follow.
+        meter_tables_changed_on_commit(done.meter.name, besides=table.pk)
 
 
 def _as_actor(actor: Actor | str) -> Actor:
     """A person as given, or a system process (replay, simulator) by its name."""
     return actor if isinstance(actor, Actor) else Actor.system(actor)
-
-
-def lock_table(table_id: int) -> Table:
-    """The table row, locked until the transaction ends: every change at a table holds it."""
-    # of=("self",): lock only the table row (PostgreSQL refuses FOR UPDATE on the
-    # nullable side of a join), and always the same row first, so no deadlock.
-    return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
 
 
 def _check_envelope(table: Table, command) -> None:

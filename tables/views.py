@@ -22,6 +22,7 @@ from cardroom.access import (
     tables_viewable,
 )
 from rounds.engine.view import posted_rules
+from rounds.visibility import LIVE, TABLET, audience_of
 
 from . import presence
 from .floor import floor_rows
@@ -30,7 +31,6 @@ from .selectors import table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
-from .visibility import LIVE, TABLET, audience_of
 
 
 @page_for(*EVERY_ROLE)

@@ -132,7 +132,7 @@ def _seat_view(game: TableGame, n: int) -> dict:
             else None
         ),
         # The backline wagers behind the seat, in the order first placed (game-rules 12). The
-        # tablet gets each bettor's id; tables.visibility takes it out of the live view.
+        # tablet gets each bettor's id; rounds.visibility takes it out of the live view.
         "backlines": [
             {"seat": n, "bettor": b.bettor, "ante": b.ante, "blind": b.blind, "trips": b.trips, "play": b.play,
              "folded": b.folded}

@@ -19,7 +19,7 @@ from django.db import connection
 from cardroom import hashchain
 from collections_fees.models import CollectionEntry
 from rounds.models import SettlementLine
-from tables import checkpoints
+from cardroom import checkpoints
 from tables.models import ChainCheckpoint, Table, TableEvent
 
 from tests.db_access import as_owner

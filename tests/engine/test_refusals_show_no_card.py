@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
-from tables.visibility import LIVE
+from rounds.visibility import LIVE
 from tests.engine.helpers import decide, new_game, seated_with_pd
 from tests.live.test_visibility import secret
 

@@ -10,7 +10,7 @@ from rounds.engine.policy import DEFAULT_NOTICE
 from tables.floor import floor_rows
 from tables.selectors import table_snapshot
 from tables.services import command_execute
-from tables.visibility import LIVE, TABLET
+from rounds.visibility import LIVE, TABLET
 from tests.engine.helpers import quick_round
 
 from .conftest import make_table

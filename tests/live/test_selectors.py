@@ -12,7 +12,7 @@ from tables.models import DealerAssignment, Table
 from tables.floor import floor_rows
 from tables.selectors import table_snapshot
 from tables.services import table_open_close
-from tables.visibility import TABLET
+from rounds.visibility import TABLET
 from tests.engine.helpers import FEES, dealt_round, example_b
 
 from .conftest import assign_dealer, make_table, run

@@ -130,7 +130,7 @@ def test_an_exhausted_banks_totals_show_what_is_uncovered_and_where_the_progress
     run(table.pk, *example_b(dealt=True))
     table.refresh_from_db()
     from tables.selectors import table_snapshot
-    from tables.visibility import TABLET
+    from rounds.visibility import TABLET
 
     preview = table_snapshot(table, TABLET)["view"]["settlement_preview"]
     uncovered = {}

@@ -1,4 +1,4 @@
-"""No card leaves the server before its audience may see it (tables.visibility).
+"""No card leaves the server before its audience may see it (rounds.visibility).
 
 The cards each audience may not see are worked out here from the engine's own state
 (RoundState: the undealt board, the hole cards, the seats the showdown turns over), then
@@ -19,7 +19,7 @@ from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from tables.models import DealerAssignment, Table
 from rounds.engine.view import table_view
-from tables.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
+from rounds.visibility import AUDIENCES, LIVE, TABLET, event_for, snapshot_for
 from tests.engine.helpers import decide, deal_sequence, new_game, open_round, seated_with_pd, wager
 
 from .conftest import make_table, play, receive_until, run, socket

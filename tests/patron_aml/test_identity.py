@@ -111,7 +111,7 @@ def test_only_compliance_imports_the_state_list(actors):
 
 def test_identification_is_never_in_a_table_payload(tables, ann, actors):
     from tables.selectors import table_snapshot
-    from tables.visibility import LIVE, TABLET
+    from rounds.visibility import LIVE, TABLET
 
     assert sit(tables[0], "CC-77001", 1, actors["dealer"]).ok
     table = Table.objects.get(pk=tables[0].pk)

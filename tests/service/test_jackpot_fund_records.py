@@ -126,7 +126,7 @@ def test_the_jackpot_export_carries_signed_meter_checkpoints_and_verifies_offlin
 
 @pytest.mark.django_db(transaction=True)
 def test_a_forged_meter_checkpoint_or_a_table_narrowed_export_does_not_pass(tmp_path):
-    from tables.checkpoints import verify_export
+    from cardroom.checkpoints import verify_export
 
     example_d_table()
     _, manifest = export_jackpot(tmp_path)

@@ -1,5 +1,5 @@
 """The records of a round in play show only what the table has shown, and no refusal
-names a card the table has not shown (tables.visibility.withheld_from_records; the
+names a card the table has not shown (rounds.visibility.withheld_from_records; the
 engine's side, for any prefix of a round: tests/engine/test_refusals_show_no_card.py).
 
 The cards no one may see yet are worked out from the engine's own state
@@ -27,7 +27,7 @@ from rounds.engine.table import TableGame
 from rounds.models import Round, RoundCard
 from tables.models import DealerAssignment, RejectedCommand, Table, TableEvent
 from tables.services import command_execute, table_create
-from tables.visibility import LIVE
+from rounds.visibility import LIVE
 from tests.compliance.asgi import AsgiClient
 from tests.live.test_visibility import a_round, secret
 

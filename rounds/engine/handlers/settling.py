@@ -150,7 +150,7 @@ def _settlement_result(
 ) -> dict:
     """What showdown (the preview) and settle answer: the settlement, its fee refunds, the
     seats whose hands the showdown turns over (`shown`: the others' hands stay mucked for
-    whoever may not see them, tables.visibility) and, with a progressive, its awards and
+    whoever may not see them, rounds.visibility) and, with a progressive, its awards and
     the meter after them."""
     result = {
         **settlement.as_dict(rnd.number),

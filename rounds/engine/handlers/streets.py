@@ -101,7 +101,7 @@ def _reveal(step: Step) -> dict:
         cards = rnd.pending_community[:count]
         if given is not None and sorted(parse_cards(given, count=count)) != sorted(cards):
             # Names no card: the dealt ones are not revealed yet, and the message is kept
-            # in the refused-command log and the audit trail (tables.visibility).
+            # in the refused-command log and the audit trail (rounds.visibility).
             raise CommandError(
                 "card_mismatch",
                 f"these are not the cards dealt for the {step.command['type']}: send it without cards to show the dealt ones",

@@ -8,7 +8,7 @@ table's version is its last event's seq; each settled or voided round has its ev
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection or jackpot export against the
-signed checkpoints its manifest carries (tables/checkpoints.py, docs/compliance-exports.md);
+signed checkpoints its manifest carries (cardroom/checkpoints.py, docs/compliance-exports.md);
 any other export (a workbook, a print, another CSV) against its manifest's SHA-256 and size.
 
 Exit status 0 when everything verifies, 1 when anything does not (each reported).
@@ -22,11 +22,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tables import checkpoints as anchors
-from django.utils import timezone
 
-from cardroom.gaming_day import calendar
-from collections_fees import jackpot
+from cardroom import checkpoints as anchors
 from collections_fees.models import JackpotMeter
 from cardroom import witness
 from tables.integrity import cross_check, verify_meter, verify_table, verify_witness
@@ -51,7 +48,7 @@ class Command(BaseCommand):
         if checkpoint:
             written = anchors.on_demand(tables)
             if table is None:  # and every progressive meter's fund chain
-                written += jackpot.checkpoints_write(gaming_day=calendar().gaming_day(timezone.now()))
+                written += anchors.on_demand(JackpotMeter.objects.order_by("pk"), logs=anchors.METER_LOGS)
             self.stdout.write(f"{len(written)} checkpoints signed")
         broken, checked = [], list(tables)
         for t in checked:

@@ -1,23 +1,26 @@
-"""Signed checkpoints of the hash chains: the heads anchored outside the table row.
+"""Signed checkpoints of the hash chains: the heads anchored outside their owner's row.
 
-A chain's head (last seq and hash) is kept on the table row, which the app must be able
-to update; whoever can update it could delete the chain's tail and rewind the head to
-an earlier row, and the chain would still verify. A checkpoint records, signed with the
-ledger key (cardroom/hashchain.py), where a chain stood: its last seq, its head hash and
-the number of its rows of one gaming day up to that seq. `verify_logs` then requires
-every checkpointed row to be there, unchanged, and the day's row count to match.
+One module for every chain: a table's event log and collection log, and a progressive
+meter's fund ledger. A chain's head (last seq and hash) is kept on its owner's row (the
+table, the meter), which the app must be able to update; whoever can update it could
+delete the chain's tail and rewind the head to an earlier row, and the chain would still
+verify. A checkpoint (cardroom.models.SignedCheckpoint) records, signed with the ledger
+key (cardroom/hashchain.py), where a chain stood: its last seq, its head hash and the
+number of its rows of one gaming day up to that seq. `verify_logs` then requires every
+checkpointed row to be there, unchanged, and the day's row count to match.
 
 When they are written:
 * `day_end`: by the first command of a table on a later gaming day, for the day of the
   table's previous event (both chains), inside that command's transaction and under the
-  table lock, before the command's own rows;
-* `on_demand`: by `verify_logs --checkpoint` (both chains of every table) and by each
-  collection export covering the current gaming day (the collection chain of the
-  exported tables), before the rows are read, so the export carries the anchor;
+  table lock, before the command's own rows (`close_day_if_turned`);
+* `on_demand`: by `verify_logs --checkpoint` (every chain) and by each collection or
+  jackpot export covering the current gaming day (the exported chains), before the rows
+  are read, so the export carries the anchor (`for_export`);
 * `legacy`: by the migration that keyed the chains, sealing the rows hashed before it.
 
-The checkpoint table is append-only (trigger), and the app's database role may insert
-and read it only. A checkpoint whose signature does not verify is reported, not used.
+The chains are reached through their owner's own relations (`owner.events`,
+`owner.checkpoints`, ...), so this kernel module names no model of the apps above it.
+A checkpoint whose signature does not verify is reported, not used.
 """
 
 from __future__ import annotations
@@ -29,42 +32,58 @@ from django.utils import timezone
 
 from cardroom import hashchain
 from cardroom.gaming_day import calendar
-from collections_fees.models import CollectionEntry
-
-from .models import ChainCheckpoint, Table, TableEvent
-
-LOGS = ("events", "collections")
-DOCUMENT_FIELDS = ("table", "log", "kind", "gaming_day", "last_seq", "head", "rows", "key_id", "signature", "created_at")
 
 
-def chain_rows(log: str):
-    return TableEvent.objects if log == "events" else CollectionEntry.objects
+@dataclass(frozen=True)
+class Chain:
+    """Where a chain lives: the owner's reverse relation to its rows and the owner's
+    fields holding its head; `owner` names the checkpoint field (and export column) that
+    names the chain's owner."""
+
+    owner: str
+    rows: str
+    seq: str
+    head: str
 
 
-def chain_head(table: Table, log: str) -> tuple[int, str]:
-    if log == "events":
-        return table.version, table.event_head
-    return table.collection_seq, table.collection_head
+CHAINS = {
+    "events": Chain("table", rows="events", seq="version", head="event_head"),
+    "collections": Chain("table", rows="collections", seq="collection_seq", head="collection_head"),
+    "jackpot": Chain("meter", rows="entries", seq="entry_seq", head="entry_head"),
+}
+TABLE_LOGS = ("events", "collections")
+METER_LOGS = ("jackpot",)
 
 
-def write(table: Table, *, gaming_day: date, kind: str, logs=LOGS) -> list[ChainCheckpoint]:
-    """Checkpoints of `table`'s chains as the row `table` holds them (its heads must be
+def chain_rows(owner, log: str):
+    """The rows of `owner`'s chain `log` (a queryset)."""
+    return getattr(owner, CHAINS[log].rows).all()
+
+
+def chain_head(owner, log: str) -> tuple[int, str]:
+    chain = CHAINS[log]
+    return getattr(owner, chain.seq), getattr(owner, chain.head)
+
+
+def _signed(owner, log: str, *, gaming_day: date, kind: str, key_id: str, now):
+    last_seq, head = chain_head(owner, log)
+    checkpoint = owner.checkpoints.model.for_chain(owner, log=log, kind=kind)
+    checkpoint.gaming_day, checkpoint.last_seq, checkpoint.head = gaming_day, last_seq, head
+    checkpoint.rows = chain_rows(owner, log).filter(gaming_day=gaming_day, seq__lte=last_seq).count()
+    checkpoint.key_id, checkpoint.created_at = key_id, now
+    checkpoint.signature = hashchain.sign(checkpoint.signed_content(), key_id)
+    return checkpoint
+
+
+def write(owner, *, gaming_day: date, kind: str, logs=TABLE_LOGS) -> list:
+    """Checkpoints of `owner`'s chains as the row `owner` holds them (its heads must be
     committed, or be this transaction's own, for the rows counted to match)."""
     key_id, now = hashchain.current_key_id(), timezone.now()
-    checkpoints = []
-    for log in logs:
-        last_seq, head = chain_head(table, log)
-        rows = chain_rows(log).filter(table=table, gaming_day=gaming_day, seq__lte=last_seq).count()
-        checkpoint = ChainCheckpoint(
-            table=table, log=log, kind=kind, gaming_day=gaming_day, last_seq=last_seq, head=head, rows=rows,
-            key_id=key_id, created_at=now,
-        )
-        checkpoint.signature = hashchain.sign(checkpoint.signed_content(), key_id)
-        checkpoints.append(checkpoint)
-    return ChainCheckpoint.objects.bulk_create(checkpoints)
+    checkpoints = [_signed(owner, log, gaming_day=gaming_day, kind=kind, key_id=key_id, now=now) for log in logs]
+    return owner.checkpoints.model.objects.bulk_create(checkpoints)
 
 
-def close_day_if_turned(table: Table, gaming_day: date) -> None:
+def close_day_if_turned(table, gaming_day: date) -> None:
     """Called by the command service, under the table lock, before a command's rows: when
     the table's last event was on an earlier (or other) gaming day, sign where its chains
     stood at the end of that day."""
@@ -73,19 +92,26 @@ def close_day_if_turned(table: Table, gaming_day: date) -> None:
     table.chain_day = gaming_day  # saved by the caller with the rest of the row
 
 
-def on_demand(tables, *, logs=LOGS) -> list[ChainCheckpoint]:
-    """Checkpoints of the current heads of `tables` (chains with rows only), for the
-    current gaming day."""
+def on_demand(owners, *, logs=TABLE_LOGS) -> list:
+    """Checkpoints of the current heads of `owners` (a queryset of tables or of meters;
+    chains with rows only), for the current gaming day, written in one insert."""
     today = calendar().gaming_day(timezone.now())
-    written = []
-    for table in tables:
-        nonempty = tuple(log for log in logs if chain_head(table, log)[0] > 0)
-        if nonempty:
-            written += write(table, gaming_day=today, kind="on_demand", logs=nonempty)
-    return written
+    key_id, now = hashchain.current_key_id(), timezone.now()
+    signed = [
+        _signed(owner, log, gaming_day=today, kind="on_demand", key_id=key_id, now=now)
+        for owner in owners
+        for log in logs
+        if chain_head(owner, log)[0] > 0
+    ]
+    return _checkpoint_model(owners).objects.bulk_create(signed) if signed else []
 
 
-def document(checkpoint: ChainCheckpoint) -> dict:
+def _checkpoint_model(owners):
+    """The checkpoint model of a queryset of owners, through their `checkpoints` relation."""
+    return owners.model._meta.get_field("checkpoints").related_model
+
+
+def document(checkpoint) -> dict:
     """A checkpoint as JSON (export manifests): everything needed to check its signature
     with the key alone, and the rows it vouches for against an exported CSV."""
     return {
@@ -97,8 +123,7 @@ def document(checkpoint: ChainCheckpoint) -> dict:
 
 
 # The fields each kind of checkpoint signs (its model's signed_content): a table's chains
-# (ChainCheckpoint) or a jackpot meter's fund chain (collections_fees.JackpotCheckpoint,
-# log "jackpot").
+# (log "events" or "collections") or a jackpot meter's fund chain (log "jackpot").
 SIGNED_FIELDS = ("table", "log", "kind", "gaming_day", "last_seq", "head", "rows")
 JACKPOT_SIGNED_FIELDS = ("meter", "log", "gaming_day", "last_seq", "head", "rows")
 
@@ -130,23 +155,25 @@ EXPORT_CHAINS = {
 }
 
 
-def for_export(filters: dict) -> list[dict]:
-    """The signed checkpoints of the collection chains a collection export covers (its
-    table and gaming-day filters), after writing fresh ones of the exported tables when
-    the export reaches the current gaming day. Called before the rows are read: every
-    row a checkpoint vouches for is then in the export."""
+def for_export(owners, *, log: str, filters: dict) -> list[dict]:
+    """The signed checkpoints of the chains `log` of `owners` (the tables or meters an
+    export covers, already narrowed by its table or meter filter) within its gaming-day
+    filters, after writing fresh ones when the export reaches the current gaming day.
+    Called before the rows are read: every row a checkpoint vouches for is then in the
+    export."""
     today = calendar().gaming_day(timezone.now()).isoformat()
-    tables = Table.objects.order_by("pk")
-    if filters.get("table"):
-        tables = tables.filter(pk=filters["table"])
     if not filters.get("day_to") or filters["day_to"] >= today:
-        on_demand(tables, logs=("collections",))
-    found = ChainCheckpoint.objects.filter(log="collections", table__in=tables)
+        on_demand(owners, logs=(log,))
+    model = _checkpoint_model(owners)
+    owner = CHAINS[log].owner
+    found = model.objects.filter(**{f"{owner}__in": owners})
+    if log in TABLE_LOGS:
+        found = found.filter(log=log)
     if filters.get("day_from"):
         found = found.filter(gaming_day__gte=filters["day_from"])
     if filters.get("day_to"):
         found = found.filter(gaming_day__lte=filters["day_to"])
-    return [document(c) for c in found.order_by("table_id", "last_seq", "id")]
+    return [document(c) for c in found.order_by(f"{owner}_id", "last_seq", "id")]
 
 
 def verify_export(manifest: dict, records) -> tuple[int, list[str]]:

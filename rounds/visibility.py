@@ -38,6 +38,10 @@ A snapshot is built once, whole (tables.selectors.server_snapshot), and cut down
 each audience. The publisher sends one message per event to a table's group, and each
 socket cuts it for its own audience before sending (tables.consumers), so an event costs
 one snapshot whatever the number and kinds of viewers.
+
+It lives in `rounds`, below the back office (collections_fees) and the tables app, so
+that the live side and the records (which must redact unfinished rounds too) ask the same
+module, and neither layer reaches up for it.
 """
 
 from cardroom.access import Actor, can_drive
