@@ -4,7 +4,7 @@ the audit trail. Changes go through tables.approvals / tables.services."""
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -12,8 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cardroom import wire
 from cardroom.access import DRIVERS, Actor, api_for, can_drive, page_for
 from cardroom.audit import audit_record
-from cardroom.errors import reference_of
-from cardroom.forms import AssignmentForm
+from tables.forms import AssignmentForm
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
@@ -268,17 +267,3 @@ def table_config(request, table_id: int):
 
     return _json_call(request, configure, status=400, statuses={"wrong_state": 409, "approval_required": 409})
 
-
-def server_error(request):
-    """The 500 page with the site's navigation and the failure's reference, which the log
-    line of its traceback carries too (cardroom.errors); without the navigation when even
-    that fails (the database gone: the navigation asks for the person's role)."""
-    reference = reference_of(request)
-    try:
-        return render(request, "500.html", {"reference": reference}, status=500)
-    except Exception:
-        return HttpResponse(
-            "<h1>Server error</h1><p>The server failed. Try again in a moment.</p>"
-            f'<p>Error reference <code class="error-reference">{reference}</code></p>',
-            status=500,
-        )
