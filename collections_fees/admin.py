@@ -8,18 +8,9 @@ and export manifests from the exports.
 
 from django.contrib import admin
 
+from cardroom.admin import ReadOnlyAdmin
+
 from .models import CollectionEntry, DropCount, ExportManifest, FeeSchedule
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(CollectionEntry)

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from collections_fees.admin import ReadOnlyAdmin
+from cardroom.admin import ReadOnlyAdmin
 
 from .models import Round, SettlementLine
 

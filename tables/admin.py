@@ -5,7 +5,7 @@ import json
 
 from django.contrib import admin
 
-from collections_fees.admin import ReadOnlyAdmin
+from cardroom.admin import ReadOnlyAdmin
 from rounds.engine.cards import DECK
 
 from .models import Approval, DealerAssignment, RotationLogEntry, Table, TableConfig, TableEvent
