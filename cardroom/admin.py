@@ -9,6 +9,9 @@ from django.contrib import admin
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shows the rows and offers no add, change or delete: the database refuses UPDATE and
+    DELETE on these tables anyway, and a correction is a new row made by a service."""
+
     def has_add_permission(self, request):
         return False
 

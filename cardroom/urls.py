@@ -17,7 +17,7 @@ urlpatterns = [
     ),
     path("", include("patrons.urls")),
     path("compliance/", include("collections_fees.urls")),
-    path("", include("cardroom.staff_urls")),
+    path("", include("tables.staff_urls")),
     path("admin/", admin.site.urls),
     # Pages link the icon (templates/base.html); a browser asks this address of the others
     # (the admin's, a JSON answer opened in a tab).
@@ -26,4 +26,4 @@ urlpatterns = [
 
 # Error pages with the site's navigation (templates/403.html, 404.html, 500.html); Django's
 # own 403 and 404 views render them with the request, the 500 one needs a view that does.
-handler500 = "cardroom.staff_views.server_error"
+handler500 = "cardroom.error_views.server_error"

@@ -31,5 +31,5 @@ urlpatterns = [
     path("closer/<str:gaming_day>/export.csv", count_views.closer_csv, name="closer-export"),
     path("closer/<str:gaming_day>/closer.xlsx", count_views.closer_xlsx, name="closer-xlsx"),
     path("closer/<str:gaming_day>/print/", count_views.closer_print, name="closer-print"),
-    path("", include("rounds.urls")),
+    path("", include("collections_fees.round_urls")),
 ]

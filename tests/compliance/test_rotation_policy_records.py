@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from collections_fees.selectors import Filters
-from rounds.selectors import rotation_log_query
+from collections_fees.round_selectors import rotation_log_query
 from tables.services import command_execute, table_create
 from tests.engine.helpers import quick_round
 

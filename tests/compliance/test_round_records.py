@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, User
 from cardroom.access import Actor
 from collections_fees.selectors import Filters
 from rounds.models import Round
-from rounds.selectors import round_history_query
+from collections_fees.round_selectors import round_history_query
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import SIDE_BETS
 

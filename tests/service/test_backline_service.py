@@ -150,7 +150,7 @@ def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
     from django.db import connection
 
     from collections_fees.selectors import Filters
-    from rounds.selectors import round_history_query
+    from collections_fees.round_selectors import round_history_query
 
     odd = "B 1:x"
     table = e_table()

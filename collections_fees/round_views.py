@@ -1,5 +1,5 @@
 """Compliance pages for rounds: the round history (list, detail, CSV) and the rotation log
-(page, CSV). Thin: forms read the request, rounds/selectors.py reads the database,
+(page, CSV). Thin: forms read the request, collections_fees/round_selectors.py reads the database,
 collections_fees/exports.py streams. Pages are for supervisors, compliance and admins.
 """
 
@@ -16,14 +16,13 @@ from cardroom.gaming_day import calendar
 from collections_fees.forms import RotationFilterForm, RoundFilterForm
 from collections_fees.selectors import SqlRows
 from collections_fees.views import csv_export_view, log_page
-
+from rounds.audit import round_verify
 from rounds.engine.errors import CommandError
+from rounds.models import Round
 from tables.approvals import approval_request, approval_status
 from tables.models import Approval
 
-from . import selectors
-from .audit import round_verify
-from .models import Round
+from . import round_selectors as selectors
 
 
 @require_GET

@@ -1,0 +1,360 @@
+"""Reads for compliance: the round history and the rotation log.
+
+Like the collection log (collections_fees/selectors.py), each is one SQL query used by
+the HTML page (a page of typed rows) and by the streamed CSV export (COPY of text
+columns), so both show the same rows for the same filters. Everything shown is what was
+stored when the command ran; nothing is re-decided here (rounds/audit.py re-decides, on
+request, and only reports).
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.db.models import Prefetch
+
+from collections_fees.models import CollectionEntry, JackpotEntry
+from collections_fees.selectors import (
+    SCHEDULE,
+    Filters,
+    SqlQuery,
+    bool_text,
+    day_text,
+    filter_conditions,
+    local_text,
+    utc_text,
+    where_clause,
+)
+from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
+from rounds.selectors import RoundCards, round_cards
+from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
+from rounds.visibility import FINISHED, withheld_from_records
+
+ROUND = Round._meta.db_table
+WAGER = Wager._meta.db_table
+DECISION = Decision._meta.db_table
+CARD = RoundCard._meta.db_table
+LINE = SettlementLine._meta.db_table
+CE = CollectionEntry._meta.db_table
+TABLE = Table._meta.db_table
+CONFIG = TableConfig._meta.db_table
+EVENT = TableEvent._meta.db_table
+JACKPOT = JackpotEntry._meta.db_table
+ROTATION = RotationLogEntry._meta.db_table
+
+
+# --- Round history -------------------------------------------------------------------
+
+ROUND_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.number"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("opened_utc", utc_text("b.opened_at")),
+    ("opened_local", local_text("b.opened_at")),
+    ("closed_utc", utc_text("b.closed_at")),
+    ("status", "b.status"),
+    ("config_version", "b.config_version"),
+    ("fee_schedule_version", "b.fee_schedule_version"),
+    ("deck", "b.deck"),
+    ("pd_seat", "b.pd_seat"),
+    ("pd_player", "b.pd_player"),
+    ("bank_cents", "b.bank"),
+    ("balance_cents", "b.balance"),
+    ("pd_net_cents", "b.pd_net"),
+    ("bank_exhausted", bool_text("b.exhausted")),
+    ("pd_hand", "b.pd_hand"),
+    ("pd_qualifies", "b.pd_qualifies"),
+    ("community", "b.community"),
+    ("pd_hole", "b.pd_hole"),
+    ("player_hole", "b.player_hole"),
+    ("wagers", "b.wagers"),
+    ("progressive", "b.progressive"),
+    ("decisions", "b.decisions"),
+    ("settlement", "b.settlement_lines"),
+    ("fees_cents", "b.fees"),
+    ("refunds_cents", "b.refunds"),
+    ("void_reason", "b.void_reason"),
+    ("void_approved_by", "b.void_approved_by"),
+)
+
+# A card is in the export when its round's records may show it
+# (rounds.visibility.withheld_from_records): every card of a finished round; of a round in
+# play, those not in its entry of `withheld.cards` (withheld_cards), and none when it has
+# no entry: a round that opened after the entries were read shows no card.
+CARD_SHOWN = (
+    f"(r.status IN ({', '.join(repr(status) for status in FINISHED)})"
+    " OR NOT coalesce((withheld.cards -> r.id::text) ? c.card, true))"
+)
+
+# The compact encodings of the export's list columns (docs/compliance-exports.md):
+#   wagers      "seat:kind:cents" in seat order, then ante, blind, trips, play
+#   progressive "seat:cents" per progressive wager (its meter's contribution), seat order
+#   decisions   "seat:street:action:cents" in the order they were made
+#   player_hole "seat:card card" per seat, ";" between seats
+#   settlement  "seat:wager:stake:result:amount:uncovered" in settlement order
+def _spot(alias: str) -> str:
+    """SQL naming whose an item of a list column is: the seat, or for a backline bettor's
+    (game-rules 12) `seat/bettor`, the bettor's id percent-escaped where it holds a
+    separator of the encoding (% space : ; /), so every item still splits the same way."""
+    bettor = f"{alias}.bettor"
+    # chr(37) is "%": a literal one would read as a placeholder to the query's parameters.
+    for char, code in (("chr(37)", "chr(37) || '25'"), ("' '", "chr(37) || '20'"), ("':'", "chr(37) || '3A'"),
+                       ("';'", "chr(37) || '3B'"), ("'/'", "chr(37) || '2F'")):
+        bettor = f"replace({bettor}, {char}, {code})"
+    return f"({alias}.seat || CASE WHEN {alias}.bettor <> '' THEN '/' || {bettor} ELSE '' END)"
+
+
+ROUND_LISTS = f"""
+    (SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
+                       -- the seat's own, then each bettor in the order they first wagered
+                       ORDER BY w.seat, w.backline,
+                                (SELECT min(f.id) FROM {WAGER} f
+                                  WHERE f.round_id = w.round_id AND f.seat = w.seat AND f.bettor = w.bettor),
+                                array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
+       FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
+    (SELECT string_agg(j.seat || ':' || j.amount, ' ' ORDER BY j.seat, j.id)
+       FROM {JACKPOT} j WHERE j.round_id = r.id AND j.kind = 'contribution') AS progressive,
+    (SELECT string_agg({_spot('d')} || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
+       FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
+    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community' AND {CARD_SHOWN}) AS community,
+    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
+       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer' AND {CARD_SHOWN}) AS pd_hole,
+    (SELECT string_agg(h.position || ':' || h.cards, ';' ORDER BY h.position::int)
+       FROM (SELECT c.position, string_agg(c.card, ' ' ORDER BY c.index) AS cards
+               FROM {CARD} c
+              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer') AND {CARD_SHOWN}
+              GROUP BY c.position) h) AS player_hole,
+    (SELECT string_agg({_spot('l')} || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
+                       || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
+       FROM {LINE} l WHERE l.round_id = r.id) AS settlement_lines,
+"""
+
+
+def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuery:
+    """One row per round: its inputs, its settlement and the player-dealer's result, the
+    fees and refunds recorded for it. `player` selects rounds the person banked or wagered
+    in; `status` a round status."""
+    conditions, params = filter_conditions(
+        filters, {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "status": "r.status"}
+    )
+    if filters.player:
+        conditions.append(f"(r.pd_player = %s OR EXISTS (SELECT 1 FROM {WAGER} w WHERE w.round_id = r.id AND w.player = %s))")
+        params += [filters.player, filters.player]
+    if with_lists:
+        # Read before the query runs (an export's COPY runs on a connection of its own): a
+        # round that moves on meanwhile shows fewer cards, never more (CARD_SHOWN).
+        params = [json.dumps(withheld_cards()), *params]
+    sql = f"""
+        SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.closed_at,
+               r.status, r.street, c.version AS config_version, c.max_consecutive_banks,
+               fs.version AS fee_schedule_version, r.deck, r.pd_seat, r.pd_player, r.bank, r.balance,
+               r.pd_net, r.exhausted,
+               r.settlement -> 'player_dealer' ->> 'hand' AS pd_hand,
+               r.settlement -> 'player_dealer' ->> 'qualifies' AS pd_qualifies,
+               {ROUND_LISTS if with_lists else ""}
+               (SELECT coalesce(sum(ce.amount), 0)::bigint FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'fee') AS fees,
+               (SELECT coalesce(sum(ce.amount), 0)::bigint FROM {CE} ce WHERE ce.round_id = r.id AND ce.kind = 'refund') AS refunds,
+               r.void_reason, r.void_approved_by
+        FROM {ROUND} r
+        JOIN {TABLE} t ON t.id = r.table_id
+        JOIN {CONFIG} c ON c.id = r.config_id
+        LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
+        {"CROSS JOIN (SELECT %s::jsonb AS cards) withheld" if with_lists else ""}
+        {where_clause(conditions)}
+    """
+    return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
+
+
+def withheld_cards() -> dict[str, list[str]]:
+    """For each round in play, by id, the cards its records may not show
+    (rounds.visibility.withheld_from_records); a round that cannot be judged is left out,
+    and so shows no card. One row per table with a round in play."""
+    rows = Round.objects.filter(status="in_progress").values_list("id", "status", "number", "table__state")
+    withheld = {}
+    for round_id, status, number, state in rows:
+        cards = withheld_from_records(status, state, number)
+        if cards is not None:
+            withheld[str(round_id)] = sorted(cards)
+    return withheld
+
+
+def round_detail(*, round_id: int) -> Round:
+    """A round with every row recorded about it, in the order they were recorded."""
+    return (
+        Round.objects.select_related("table", "config", "fee_schedule")
+        .prefetch_related(
+            Prefetch("wagers", queryset=Wager.objects.order_by("seat", "id")),
+            Prefetch("decisions", queryset=Decision.objects.order_by("id")),
+            Prefetch("cards", queryset=RoundCard.objects.order_by("position", "index")),
+            Prefetch("lines", queryset=SettlementLine.objects.order_by("order")),
+            # A progressive wager is not a Wager row: it is recorded as its meter's
+            # contribution (tables/recording.py), and read from there.
+            Prefetch(
+                "jackpot",
+                queryset=JackpotEntry.objects.filter(kind="contribution").select_related("meter").order_by("seat", "id"),
+                to_attr="progressive_wagers",
+            ),
+            Prefetch(
+                "collections",
+                queryset=CollectionEntry.objects.select_related("refund_of", "schedule").order_by("seq"),
+            ),
+        )
+        .get(pk=round_id)
+    )
+
+
+def round_cards_recorded(rnd: Round) -> RoundCards:
+    """The round's cards as its records may show them (rounds.visibility
+    .withheld_from_records): a round in play shows what its table has shown."""
+    withheld = withheld_from_records(rnd.status, rnd.table.state, rnd.number)
+    return round_cards(rnd, lambda card: withheld is not None and card not in withheld)
+
+
+# Commands a supervisor sends as the approver of a step of the round, recorded under their
+# own name (tables.services._approved): they approve, they do not deal.
+APPROVER_COMMANDS = {"confirm_award": "Progressive award confirmed", "start_game": "New game approved"}
+
+
+def round_people(rnd: Round) -> dict:
+    """Who dealt the round (the staff whose commands drove it, open_round to settle or
+    void) and who approved a step of it, under its own label: a supervisor confirming a
+    progressive award is not one of the round's dealers, nor is the supervisor whose
+    approval a void names."""
+    events = TableEvent.objects.filter(table_id=rnd.table_id, created_at__gte=rnd.opened_at)
+    if rnd.closed_at is not None:
+        events = events.filter(created_at__lte=rnd.closed_at)
+    dealers, approvals = set(), []
+    for actor, kind, command in events.order_by("seq").values_list("actor", "command_type", "command"):
+        command = command if isinstance(command, dict) else {}
+        if kind in APPROVER_COMMANDS:
+            seat = f" (seat {command['seat']})" if command.get("seat") is not None else ""
+            approvals.append({"label": APPROVER_COMMANDS[kind] + seat, "by": command.get("approved_by") or actor})
+            continue
+        dealers.add(actor)
+        if kind == "void_round" and command.get("approved_by"):
+            approvals.append({"label": "Void approved", "by": command["approved_by"]})
+    return {"dealers": sorted(dealers), "approvals": approvals}
+
+
+# --- Rotation log --------------------------------------------------------------------
+
+ROTATION_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("time_utc", utc_text("b.at")),
+    ("time_local", local_text("b.at")),
+    ("entry", "b.entry"),
+    ("action", "b.action"),
+    ("seat", "b.seat"),
+    ("person_id", "b.player"),
+    ("round_number", "b.round_number"),
+    ("consecutive_banked", "b.consecutive"),
+    ("bank_limit", "b.bank_limit"),
+    ("round_status", "b.round_status"),
+    ("event_seq", "b.event_seq"),
+    ("dealer", "b.dealer"),
+    ("tppp_badge", "b.badge"),
+    ("reason", "b.reason"),
+    ("config_version", "b.config_version"),
+    ("rotation_policy", "b.rotation_policy"),
+)
+
+
+def rotation_log_query(filters: Filters) -> SqlQuery:
+    """The table's rotation record as one timeline: every offer, acceptance, decline,
+    pass, limit reached and game stop (RotationLogEntry, entry `rotation`), and every
+    round with who banked it (entry `banked`).
+
+    `consecutive` is the banker's run of consecutive banked rounds, this one included, as
+    the rules engine counted it when the round settled (Round.pd_consecutive; voided
+    rounds are in no run: they do not count for rotation, and their status says why);
+    `bank_limit` is the table's limit in the configuration version the round was played
+    under. The log shows the count the engine enforced rather than working it out again.
+    Each round also shows its configuration version and the rotation policy of that
+    version (game-rules 2A; empty: section 2 alone), and a TPPP's badge on their entries
+    and turns; a game ended or started under the policy shows its reason."""
+    rot_conditions, rot_params = filter_conditions(
+        filters,
+        {"day_from": "ev.gaming_day", "day_to": "ev.gaming_day", "table": "e.table_id", "player": "e.player"},
+    )
+    round_conditions, round_params = filter_conditions(
+        filters,
+        {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
+    )
+    sql = f"""
+        SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
+               ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
+               NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
+               ev.seq AS event_seq, ev.actor AS dealer, e.badge, e.reason,
+               NULL::integer AS config_version, NULL::text AS rotation_policy
+        FROM {ROTATION} e
+        JOIN {EVENT} ev ON ev.id = e.event_id
+        JOIN {TABLE} t ON t.id = e.table_id
+        {where_clause(rot_conditions)}
+        UNION ALL
+        SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
+               r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL, r.pd_badge, '',
+               c.version, c.rotation_policy::text
+        FROM {ROUND} r
+        JOIN {TABLE} t ON t.id = r.table_id
+        JOIN {CONFIG} c ON c.id = r.config_id
+        {where_clause(round_conditions)}
+    """
+    params = (*rot_params, *round_params)
+    return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
+
+
+# --- Offered before every round (game-rules 2A.1) --------------------------------------------
+
+OFFER_EXPORT_COLUMNS = (
+    ("table_id", "b.table_id"),
+    ("table_name", "b.table_name"),
+    ("round_number", "b.number"),
+    ("gaming_day", day_text("b.gaming_day")),
+    ("opened_local", local_text("b.opened_at")),
+    ("pd_seat", "b.pd_seat"),
+    ("pd_player", "b.pd_player"),
+    ("config_version", "b.config_version"),
+    ("rotation_policy", "b.rotation_policy"),
+)
+
+
+def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True) -> SqlQuery:
+    """The rounds whose player-dealer did not accept an offer of the position between
+    the table's previous round opening and this one (from the rotation log's own rows,
+    in event order): the rounds before which the position was not offered. Under the
+    rotation policy there must be none; under section 2 alone a player-dealer who keeps
+    the bank is listed. `not_offered_only=False` gives every round, with `offered`."""
+    conditions, params = filter_conditions(
+        filters, {"day_from": "o.gaming_day", "day_to": "o.gaming_day", "table": "o.table_id", "player": "o.pd_player"}
+    )
+    if not_offered_only:
+        conditions.append("NOT o.offered")
+    # The opening event of each round, and the one before it at the same table: the
+    # window in which its player-dealer must have accepted an offer.
+    sql = f"""
+        SELECT o.* FROM (
+            SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.pd_seat,
+                   r.pd_player, r.status, c.version AS config_version, c.rotation_policy::text AS rotation_policy,
+                   EXISTS (
+                       SELECT 1 FROM {ROTATION} e JOIN {EVENT} ae ON ae.id = e.event_id
+                       WHERE e.table_id = r.table_id AND e.action = 'accept' AND e.player = r.pd_player
+                         AND ae.seq < oe.seq
+                         AND ae.seq > COALESCE((
+                             SELECT max(pe.seq) FROM {EVENT} pe
+                             WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
+                               AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
+                         ), 0)
+                   ) AS offered
+            FROM {ROUND} r
+            JOIN {TABLE} t ON t.id = r.table_id
+            JOIN {CONFIG} c ON c.id = r.config_id
+            JOIN {EVENT} oe ON oe.table_id = r.table_id AND oe.command_type = 'open_round'
+                 AND (oe.result->>'round') = r.number::text
+        ) o
+        {where_clause(conditions)}
+    """
+    return SqlQuery(sql, tuple(params), "b.table_id, b.number", OFFER_EXPORT_COLUMNS)

@@ -1,0 +1,15 @@
+"""Round history and rotation log, included by collections_fees/urls.py under
+/compliance/ (names in the `compliance` namespace): compliance pages of the back office."""
+
+from django.urls import path
+
+from . import round_views
+
+urlpatterns = [
+    path("rounds/", round_views.round_history, name="rounds"),
+    path("rounds/export.csv", round_views.round_export_csv, name="rounds-export"),
+    path("rounds/<int:round_id>/", round_views.round_detail, name="round-detail"),
+    path("rotation/", round_views.rotation_log, name="rotation"),
+    path("rotation/export.csv", round_views.rotation_export_csv, name="rotation-export"),
+    path("rotation/offered/", round_views.rounds_offered, name="rotation-offered"),
+]

@@ -1,0 +1,52 @@
+"""The layers of issue 23 hold (.importlinter, checked by import-linter): the live side
+(tables) above the patron back office (patrons), above the back office (collections_fees),
+above rounds, above the schema (every app's models), above the kernel (cardroom); the
+rules engine (rounds.engine) imports no Django and nothing outside itself; nothing imports
+the composition root (settings, URLs, ASGI). `make test` runs these with the rest."""
+
+import configparser
+import pkgutil
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / ".importlinter"
+PACKAGES = ("cardroom", "rounds", "collections_fees", "patrons", "tables")
+
+
+def test_the_import_contracts_hold():
+    # The command-line tool, as a developer runs it: its report is the failure message.
+    # --no-cache: nothing written into the working tree.
+    lint = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--config", str(CONFIG), "--no-cache"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert lint.returncode == 0, f"import contracts broken:\n{lint.stdout}\n{lint.stderr}"
+
+
+def _named_by_contracts() -> set[str]:
+    config = configparser.ConfigParser()
+    config.read(CONFIG)
+    named = set()
+    for section in config.sections():
+        if not section.startswith("importlinter:contract:"):
+            continue
+        for field in ("layers", "protected_modules", "source_modules"):
+            for line in config[section].get(field, "").splitlines():
+                named.update(name.strip() for name in line.split(":") if name.strip())
+    return named
+
+
+def test_every_module_is_named_by_a_contract():
+    """The layers name modules, not whole apps (the models modules form a layer of their
+    own), so a new module would otherwise sit outside every contract, unchecked."""
+    named = _named_by_contracts()
+    modules = {
+        f"{package}.{child.name}"
+        for package in PACKAGES
+        for child in pkgutil.iter_modules(import_module(package).__path__)
+    }
+    assert modules - named == set(), "modules no import contract names: add each to its layer in .importlinter"
+    assert named - modules - {"rounds.*"} == set(), "contracts name modules that do not exist"
