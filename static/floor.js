@@ -5,10 +5,10 @@
 // 250 busy tables stay smooth. Rows carry the table's seq: an older row (from a slower
 // server process) is ignored. What each row says (state, alerts and their refs) is the
 // server's (tables/selectors.py, floor_rows); this page only draws, sorts and filters.
-"use strict";
+import { h, money, PHASE, STATUS_TEXT, Socket } from "./live.js";
+import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
 
 (() => {
-  const { h, money } = Live;
   const $ = (id) => document.getElementById(id);
   const rows = new Map();
   const tiles = new Map(); // table -> its tile element, redrawn when its row changes
@@ -17,7 +17,7 @@
   const STATES = new Map(JSON.parse($("floor-states").textContent));
   const STATE_ORDER = [...STATES.keys()];
   const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
-  const street = (name) => Live.PHASE[name].toLowerCase();
+  const street = (name) => PHASE[name].toLowerCase();
   const laTime = (iso) => new Date(iso).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" });
   const unacknowledged = (r) => r.alerts.filter((a) => !a.ack).length;
   // The shift's trend per table (tables/trends.py): read with the page, then asked for
@@ -203,20 +203,11 @@
   }
 
   function drawAlerts(all) {
-    const items = [];
-    for (const r of all) for (const a of r.alerts) items.push([r, a]);
-    const open = items.filter(([, a]) => !a.ack).length;
-    $("alert-count").textContent = `${open} to see${items.length > open ? `, ${items.length - open} seen` : ""}`;
-    const kinds = new Map();
-    for (const item of items) {
-      if (!kinds.has(item[1].kind)) kinds.set(item[1].kind, []);
-      kinds.get(item[1].kind).push(item);
-    }
-    // The kinds with something to see first; a group is seen when all of it is.
-    const groups = [...kinds.entries()].sort(([, a], [, b]) => !a.some(([, x]) => !x.ack) - !b.some(([, x]) => !x.ack));
+    const { open, seen, lines: groups } = groupAlerts(all);
+    $("alert-count").textContent = `${open} to see${seen ? `, ${seen} seen` : ""}`;
     const lines = groups.map(([kind, group]) => (group.length === 1 ? alertItem(...group[0]) : alertGroup(kind, group)));
     $("alert-list").replaceChildren(...(lines.length ? lines : [h("li", { class: "muted" }, "No alert.")]));
-    const waiting = all.reduce((n, r) => n + r.alerts.filter((a) => a.kind.startsWith("approval_")).reduce((m, a) => m + a.count, 0), 0);
+    const waiting = approvalsWaiting(all);
     const banner = $("approvals-banner");
     banner.hidden = waiting === 0;
     banner.textContent = `${waiting} approval${waiting === 1 ? "" : "s"} waiting: open the queue`;
@@ -308,10 +299,10 @@
 
   function onStatus(s) {
     const el = $("status");
-    el.textContent = Live.STATUS_TEXT[s] || s;
+    el.textContent = STATUS_TEXT[s] || s;
     el.dataset.state = s;
   }
 
   JSON.parse($("floor-data").textContent).forEach(take);
-  new Live.Socket("/ws/floor/", { onMessage, onStatus });
+  new Socket("/ws/floor/", { onMessage, onStatus });
 })();
