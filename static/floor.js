@@ -4,7 +4,7 @@
 // per 250 ms window); the page is drawn once per animation frame however many arrive, so
 // 250 busy tables stay smooth. Rows carry the table's seq: an older row (from a slower
 // server process) is ignored. What each row says (state, alerts and their refs) is the
-// server's (tables/selectors.py, floor_rows); this page only draws, sorts and filters.
+// server's (tables/floor.py, floor_rows); this page only draws, sorts and filters.
 import { h, money, PHASE, STATUS_TEXT, Socket } from "./live.js";
 import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
 

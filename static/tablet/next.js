@@ -24,7 +24,7 @@ export function createNext(ctx) {
   }
   const say = (text) => h("p", { class: "instruction" }, text);
 
-  // One function per step of view.next (tables/selectors.py, _next_step): what to say
+  // One function per step of view.next (rounds/engine/view.py, _next_step): what to say
   // and which buttons to offer. Each returns a list of elements.
   const STEPS = {
     offer(next) {
