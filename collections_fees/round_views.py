@@ -6,7 +6,7 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -19,10 +19,10 @@ from collections_fees.views import csv_export_view, log_page
 from rounds.audit import round_verify
 from rounds.engine.errors import CommandError
 from rounds.models import Round
-from tables.approvals import approval_request, approval_status
-from tables.models import Approval
+from tables.models import Approval, approval_status
 
 from . import round_selectors as selectors
+from .signals import correction_requested
 
 
 @require_GET
@@ -78,10 +78,14 @@ def _correction_request(request, rnd: Round):
     if request_role(request) != "supervisor":
         raise PermissionDenied("only a supervisor asks for a correction")  # compliance reads
     try:
-        approval_request(
-            actor=Actor.from_request(request), table_id=rnd.table_id, kind="correction",
+        answered = correction_requested.send(
+            sender=Round, actor=Actor.from_request(request), table_id=rnd.table_id,
             payload={"reason": request.POST.get("reason", "").strip(), "round": rnd.number},
         )
+        if not answered:
+            # The back office files nothing itself: without the approval service wired in,
+            # saying "requested" would be a lie.
+            raise ImproperlyConfigured("no approval service receives correction requests")
     except CommandError as refused:
         messages.error(request, f"Not requested ({refused.code}): {refused.message}")
     else:

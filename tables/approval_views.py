@@ -16,11 +16,10 @@ from tables.approvals import (
     approval_decide,
     approval_request,
     approval_request_approved_here,
-    approval_status,
     command_confirmed_on_tablet,
     tablet_login,
 )
-from tables.models import Approval
+from tables.models import Approval, approval_status
 from tables.setup import request_changes
 from tables.staff_views import json_call
 from tables.views import COMMAND_STATUS

@@ -22,7 +22,7 @@ from rounds.engine.config import checked_text
 from rounds.models import Round
 
 from .events import floor_row_changed_on_commit, table_refreshed_on_commit
-from .models import Approval, ApprovalDecision, RoundCorrection, Table, void_request_expired
+from .models import Approval, ApprovalDecision, RoundCorrection, Table, approval_status
 from .services import CommandOutcome, command_execute, merged_config, round_correct, table_configure
 
 VIA = ("device", "tablet")
@@ -146,14 +146,6 @@ def approval_request_approved_here(*, actor: Actor, table_id: int, kind: str, pa
     return approval, decision, outcome
 
 
-def approval_status(approval: Approval) -> str:
-    """pending, approved, refused, or expired: a pending void whose round is no longer the
-    table's round in progress (it was settled or voided meanwhile) can only be dismissed."""
-    decision = getattr(approval, "decision", None)
-    if decision is not None:
-        return "approved" if decision.approved else "refused"
-    current = (approval.table.state.get("round") or {}).get("number")
-    return "expired" if void_request_expired(approval.kind, approval.round_number, current) else "pending"
 
 
 def _round_of(table: Table, kind: str, payload: dict) -> int | None:

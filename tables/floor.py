@@ -228,7 +228,7 @@ def _award_facts(game: TableGame, award: dict) -> dict:
 
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     """Requests waiting for a supervisor; a void whose round has ended meanwhile is expired
-    (tables.approvals.approval_status), to be dismissed, not approved."""
+    (tables.models.approval_status), to be dismissed, not approved."""
     current = rnd.number if rnd else None
     expired = sum(1 for r in requests if void_request_expired(r["kind"], r["round_number"], current))
     alerts = []

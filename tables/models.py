@@ -273,6 +273,16 @@ def void_request_expired(kind: str, round_number: int | None, current_round: int
     return kind == "void" and round_number != current_round
 
 
+def approval_status(approval: "Approval") -> str:
+    """pending, approved, refused, or expired: a pending void whose round is no longer the
+    table's round in progress (it was settled or voided meanwhile) can only be dismissed."""
+    decision = getattr(approval, "decision", None)
+    if decision is not None:
+        return "approved" if decision.approved else "refused"
+    current = (approval.table.state.get("round") or {}).get("number")
+    return "expired" if void_request_expired(approval.kind, approval.round_number, current) else "pending"
+
+
 class Approval(models.Model):
     """A request that needs a second person: a void, a correction, a configuration change
     of an open table. The requester and the supervisor who decides are both kept; the
