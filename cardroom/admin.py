@@ -1,9 +1,5 @@
-"""The admin's base for ledger rows, shared by every app that keeps them.
-
-A ledger table is append-only (database triggers refuse UPDATE and DELETE, cardroom/
-ledger.py), so its admin offers no add, change or delete. Here, in the kernel, so that the
-round records, the back office and the tables app use it without importing one another.
-"""
+"""The admin of append-only records (cardroom/ledger.py): each app registers its ledgers
+with `ReadOnlyAdmin`, kept in the kernel so that every layer may use it."""
 
 from django.contrib import admin
 
