@@ -118,20 +118,25 @@ ctx.showError = showError;
 
 // --- snapshots and events --------------------------------------------------------------
 function onMessage(msg) {
-  const what = feed.receive(msg);
-  if (what === "snapshot") {
-    keepSnapshot();
-    ctx.render();
-    outbox.pump();
-  } else if (what === "applied") {
-    keepSnapshot();
-    if (msg.command_type === "settle") ctx.keepSettlement(msg.result);
-    if (msg.command_type === "open_round") ctx.keepSettlement(null);
-    if (msg.command_type === "void_round") ctx.checkVoidRequest();
-    ctx.render();
-  } else if (what !== null) {
-    // an old event, a gap (a sync was asked for), a sync asked again later: nothing to draw
-  } else if (msg.type === "result") {
+  switch (feed.receive(msg)) {
+    case "snapshot":
+      keepSnapshot();
+      ctx.render();
+      outbox.pump();
+      return;
+    case "applied":
+      keepSnapshot();
+      if (msg.command_type === "settle") ctx.keepSettlement(msg.result);
+      if (msg.command_type === "open_round") ctx.keepSettlement(null);
+      if (msg.command_type === "void_round") ctx.checkVoidRequest();
+      ctx.render();
+      return;
+    case null:
+      break; // not the table's: an answer to a tap, or the server's failure on one
+    default:
+      return; // an old event, a gap (a sync was asked for), a sync asked again later
+  }
+  if (msg.type === "result") {
     outbox.answered(msg);
   } else if (msg.type === "error" && msg.id !== undefined && outbox.head && outbox.head.id === msg.id) {
     outbox.serverFailed(outbox.head, msg.message || "the server failed");
