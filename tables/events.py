@@ -84,7 +84,7 @@ class TableRefreshed:
 
 @dataclass(frozen=True)
 class FloorRowsChanged:
-    """The floor rows (tables.selectors.floor_rows) of every table that changed in one
+    """The floor rows (tables.floor.floor_rows) of every table that changed in one
     window, each as it stood when the window closed: its `seq` is the table's version, and
     its `last_command` the last command it had applied (whatever changed since: the
     tablet's presence, opening, closing). `sent_at` (epoch seconds) lets a screen tell a
