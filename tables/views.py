@@ -23,6 +23,7 @@ from cardroom.access import (
 
 from . import presence
 from .models import Table
+from .relief import relief_board
 from .selectors import floor_rows, posted_rules, table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
@@ -46,6 +47,7 @@ def floor(request):
     return render(request, "tables/floor.html", {
         "rows": floor_rows(), "states": FLOOR_STATES,
         "trends": {"tables": floor_trends(), "refresh_seconds": FLOOR_TREND_REFRESH_SECONDS},
+        "board": relief_board(),
     })
 
 
