@@ -1,0 +1,83 @@
+"""Dealer relief in a real headless Chromium (issue 26, part 2): a supervisor's relief plan
+pushes a second dealer onto a table between rounds; she takes over with her own login, and
+the first dealer's tap after the push is refused on his tablet."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
+from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
+from tables.services import command_execute, table_create
+from tests.engine.helpers import seated_with_pd
+
+from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
+from .test_default_setup import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+CONFIG = {"seats": 6, "paytable": "UTH-02", "limits": {"ante_min": 500, "ante_max": 10000}}
+
+
+def person(name, role):
+    user = User.objects.create_user(name, password="pw-" + name)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture
+def table(transactional_db):
+    sam = person("sam", "supervisor")
+    # Listed in rotation order by name: Bea's first push is to UTH-1, Dan's to a break.
+    dan, _bea = person("dan", "dealer"), person("bea", "dealer")
+    table = table_create(name="UTH-1", config=CONFIG, created_by="test")
+    for command in seated_with_pd([1, 2], pd=1):
+        assert command_execute(table_id=table.pk, actor="test", command=command).ok
+    now, cal = timezone.now(), calendar()
+    DealerAssignment.objects.create(dealer=dan, table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
+                                    assigned_by=sam, assigned_at=now)
+    return table
+
+
+def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_dealers_tap_is_refused(
+    daphne, table, browsers  # noqa: F811
+):
+    dan = log_in(browsers(), daphne.url, "dan", "pw-dan", f"/tables/{table.pk}/tablet/")
+    expect(dan.locator("button:has-text('Open round')")).to_be_visible()
+
+    sam = log_in(browsers(), daphne.url, "sam", "pw-sam", "/floor/relief/")
+    form = sam.locator("#relief-plan-form")
+    for name in ("bea", "dan"):
+        form.get_by_label(name).check()
+    form.get_by_label("UTH-1").check()
+    form.locator("button[type=submit]").click()
+    expect(sam.locator("p.success")).to_contain_text("Plan made")
+    # The floor shows the next push: Dan back to UTH-1, Bea to a break.
+    sam.goto(daphne.url + "/floor/")
+    expect(sam.locator("#relief-board .relief-push").first).to_contain_text("dan → UTH-1")
+    expect(sam.locator("#relief-board .relief-push").first).to_contain_text("bea → break")
+
+    bea = log_in(browsers(), daphne.url, "bea", "pw-bea", "/relief/")
+    bea.locator("#take-over button").click()
+    expect(bea).to_have_url(f"{daphne.url}/tables/{table.pk}/tablet/")
+    handover = DealerHandover.objects.get()
+    assert (handover.incoming.username, handover.outgoing.username, handover.after_round) == ("bea", "dan", 0)
+
+    # Dan's tablet is still open: his tap after the push is refused and changes nothing.
+    before = TableEvent.objects.filter(table=table).count()
+    dan.fill("input[name=bank]", "1000")
+    dan.click("button:has-text('Open round')")
+    expect(dan.locator("#message[data-code='not_authorized']")).to_be_visible()
+    assert TableEvent.objects.filter(table=table).count() == before
+    assert RejectedCommand.objects.filter(table=table, actor="dan", code="not_authorized").exists()
+
+    # Bea's tap is the table's next command.
+    bea.fill("input[name=bank]", "1000")
+    bea.click("button:has-text('Open round')")
+    expect(bea.get_by_text("Take the wagers at each seat")).to_be_visible()
+    assert TableEvent.objects.filter(table=table).latest("seq").actor == "bea"
+
+    sam.reload()
+    expect(sam.locator("#relief-board .relief-handover")).to_contain_text("bea took over UTH-1 from dan after round 0")
+    sam.screenshot(path=ARTIFACTS / "relief-floor.png", full_page=True)
+    assert dan.errors == [] and bea.errors == []
