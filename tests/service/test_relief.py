@@ -259,3 +259,13 @@ def test_the_dealers_page_takes_over_and_opens_the_tablet(floor, client):
     taken = client.post("/relief/", {"table": floor["table"].pk})
     assert taken.status_code == 302 and taken["Location"] == f"/tables/{floor['table'].pk}/tablet/"
     assert client.get(taken["Location"]).status_code == 200
+
+
+def test_a_plan_for_a_shift_that_is_over_or_without_a_zone_is_refused(floor):
+    _, _, _, (start, _) = shift_now()
+    for starts_at, code in ((start - timedelta(hours=1), "invalid_command"),
+                            (timezone.make_naive(first_push_now()), "invalid_command")):
+        with pytest.raises(ReliefError) as refused:
+            plan(floor, ["ana"], ["table"], starts_at=starts_at)
+        assert refused.value.code == code
+    assert not ReliefPlan.objects.exists()
