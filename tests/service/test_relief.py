@@ -269,3 +269,16 @@ def test_a_plan_for_a_shift_that_is_over_or_without_a_zone_is_refused(floor):
             plan(floor, ["ana"], ["table"], starts_at=starts_at)
         assert refused.value.code == code
     assert not ReliefPlan.objects.exists()
+
+
+def test_the_board_is_four_queries_however_many_tables_and_pushes(floor, make_table, django_assert_num_queries):
+    """The floor page reads it with every load: the plan, its pushes, the live assignments
+    and the hand-overs, each one query."""
+    more = [make_table() for _ in range(3)]
+    dealers = [person(f"d{n}", "dealer") for n in range(6)]
+    relief_plan_make(dealers=[d.pk for d in dealers], tables=[floor["table"].pk, floor["other"].pk, *(t.pk for t in more)],
+                     starts_at=first_push_now(), actor=Actor.of(floor["sup"]))
+    handover_take(table_id=floor["table"].pk, actor=Actor.of(dealers[0]))
+    with django_assert_num_queries(4):
+        board = relief_board()
+    assert board["planned"] and len(board["handovers"]) == 1
