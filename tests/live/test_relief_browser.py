@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
+from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
+from tables.relief import relief_plan_make
 from tables.services import command_execute, table_create
 from tests.engine.helpers import seated_with_pd
 
@@ -81,3 +83,47 @@ def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_de
     expect(sam.locator("#relief-board .relief-handover")).to_contain_text("bea took over UTH-1 from dan after round 0")
     sam.screenshot(path=ARTIFACTS / "relief-floor.png", full_page=True)
     assert dan.errors == [] and bea.errors == []
+
+
+def test_a_tap_queued_under_the_first_dealer_is_never_sent_under_the_incoming_dealers_login(
+    daphne, table, browsers  # noqa: F811
+):
+    """The hand-over on one tablet: Dan's tap is queued while the network is down; Bea logs
+    in on the same device and takes over. The tap is never sent, under either login."""
+    sam = User.objects.get(username="sam")
+    relief_plan_make(dealers=[User.objects.get(username="bea").pk, User.objects.get(username="dan").pk],
+                     tables=[table.pk], starts_at=timezone.now(), actor=Actor.of(sam))
+    device = browsers()
+    dan = device.new_page()
+    # The network is down for Dan's taps: his tablet's socket reaches nothing (a socket
+    # mocked in the browser, never connected to the server) and its HTTP fallback fails.
+    dan.route_web_socket(lambda url: "/ws/tables/" in url, lambda ws: None)
+    dan.route("**/api/tables/*/commands", lambda route: route.abort())
+    dan.goto(f"{daphne.url}/accounts/login/?next=/tables/{table.pk}/tablet/")
+    dan.fill("input[name=username]", "dan")
+    dan.fill("input[name=password]", "pw-dan")
+    dan.click("section.login button[type=submit]")
+    expect(dan.locator("button:has-text('Open round')")).to_be_visible()
+    dan.fill("input[name=bank]", "1000")
+    dan.click("button:has-text('Open round')")
+    key = f"cardroom.outbox.{User.objects.get(username='dan').pk}.{table.pk}"
+    assert dan.evaluate(f"JSON.parse(localStorage.getItem('{key}') || '[]').length") == 1
+    dan.close()
+
+    # Bea logs in on the same device, over Dan's session (no logout: a hand-over in a hurry).
+    bea = device.new_page()
+    bea.errors = []
+    bea.on("pageerror", lambda e: bea.errors.append(str(e)))
+    bea.goto(f"{daphne.url}/accounts/login/?next=/relief/")
+    bea.fill("input[name=username]", "bea")
+    bea.fill("input[name=password]", "pw-bea")
+    bea.click("section.login button[type=submit]")  # not the bar's "Log out" (Dan's session)
+    expect(bea).to_have_url(f"{daphne.url}/relief/")
+    bea.locator("#take-over button").click()
+    expect(bea).to_have_url(f"{daphne.url}/tables/{table.pk}/tablet/")
+    expect(bea.locator("button:has-text('Open round')")).to_be_visible()
+    bea.wait_for_timeout(4000)  # past the tablet's retry of a queued tap (static/table.js)
+    assert not TableEvent.objects.filter(table=table, command_type="open_round").exists()
+    assert not RejectedCommand.objects.filter(table=table).exists()
+    assert bea.evaluate(f"localStorage.getItem('{key}')") is None
+    assert bea.errors == []
