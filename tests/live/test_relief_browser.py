@@ -15,6 +15,7 @@ from tests.engine.helpers import seated_with_pd
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
+from .test_screens import SIZES, overflow, too_wide
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -65,11 +66,16 @@ def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_de
     handover = DealerHandover.objects.get()
     assert (handover.incoming.username, handover.outgoing.username, handover.after_round) == ("bea", "dan", 0)
 
-    # Dan's tablet is still open: his tap after the push is refused and changes nothing.
+    # Dan's tablet is still open. Its socket re-checks his assignment every few seconds
+    # (tables.consumers.SESSION_CHECK_SECONDS) and closes, "no longer allowed"; his tap
+    # then goes over HTTP, and the command service refuses it in its transaction. (A tap
+    # sent before that check is refused too: the socket checks before every command and
+    # closes without running it.)
+    expect(dan.locator("#status")).to_have_attribute("data-state", "not_allowed", timeout=15000)
     before = TableEvent.objects.filter(table=table).count()
     dan.fill("input[name=bank]", "1000")
     dan.click("button:has-text('Open round')")
-    expect(dan.locator("#message[data-code='not_authorized']")).to_be_visible()
+    expect(dan.locator("#message[data-code='not_authorized']")).to_be_visible(timeout=15000)
     assert TableEvent.objects.filter(table=table).count() == before
     assert RejectedCommand.objects.filter(table=table, actor="dan", code="not_authorized").exists()
 
@@ -83,6 +89,13 @@ def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_de
     expect(sam.locator("#relief-board .relief-handover")).to_contain_text("bea took over UTH-1 from dan after round 0")
     sam.screenshot(path=ARTIFACTS / "relief-floor.png", full_page=True)
     assert dan.errors == [] and bea.errors == []
+
+    # The relief pages and the floor with its panel fit a phone and the big screens.
+    for page, path in ((sam, "/floor/relief/"), (sam, "/floor/"), (bea, "/relief/")):
+        page.goto(daphne.url + path)
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            assert overflow(page) <= 0, (path, size, too_wide(page))
 
 
 def test_a_tap_queued_under_the_first_dealer_is_never_sent_under_the_incoming_dealers_login(
