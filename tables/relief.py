@@ -117,7 +117,7 @@ def relief_plan_make(*, dealers, tables, starts_at: datetime, actor: Actor) -> R
                           f"{len(dealer_ids)} dealers for {len(table_ids)} tables: every table needs a dealer")
     cal, now = calendar(), timezone.now()
     day, shift = cal.gaming_day(starts_at), cal.shift(starts_at)
-    shift_start, shift_end = cal.shift_bounds(day, shift)
+    _, shift_end = cal.shift_bounds(day, shift)
     if shift_end <= now:
         raise ReliefError("invalid_command", "that shift is over")
     minutes = relief_minutes()

@@ -12,7 +12,14 @@ from cardroom.access import Actor, can_drive
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from tables.models import DealerAssignment, DealerHandover, ReliefPlan, ReliefPush
-from tables.relief import BREAK, ReliefError, handover_take, relief_board, relief_plan_make, rotation
+from tables.relief import (
+    BREAK,
+    ReliefError,
+    handover_take,
+    relief_board,
+    relief_plan_make,
+    rotation,
+)
 from tables.services import command_execute
 from tests.engine.helpers import seated_with_pd
 
