@@ -388,3 +388,56 @@ class WaitlistEvent(models.Model):
     class Meta:
         ordering = ["at", "id"]
         indexes = [models.Index(fields=["game", "at"], name="waitlist_game_at")]
+
+
+class ReliefPlan(models.Model):
+    """A supervisor's plan of a shift's dealers across tables (tables/relief.py): every
+    `relief_minutes` each dealer is pushed on to the next table or to a break. Append-only:
+    a changed plan is a new row, and the newest plan of a shift is the one in force."""
+
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    starts_at = models.DateTimeField(help_text="the first push")
+    relief_minutes = models.PositiveSmallIntegerField(help_text="the house's relief interval when it was planned")
+    made_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    made_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["made_at", "id"]
+        indexes = [models.Index(fields=["gaming_day", "shift"], name="relief_plan_shift")]
+
+
+class ReliefPush(models.Model):
+    """One push of a plan: at `at`, `dealer` goes to `table` (to a break when None).
+    Append-only, written with its plan."""
+
+    plan = models.ForeignKey(ReliefPlan, on_delete=models.PROTECT, related_name="pushes")
+    at = models.DateTimeField()
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["at", "id"]
+
+
+class DealerHandover(models.Model):
+    """A dealer took over a table's tablet from another (tables/relief.py): who, when, and
+    the round boundary (the rounds opened before it, the last one settled or voided).
+    Append-only: the table's driver for a shift is its newest hand-over's incoming dealer."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="handovers")
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=16)
+    push = models.ForeignKey(ReliefPush, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    incoming = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    outgoing = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                 related_name="+")
+    after_round = models.PositiveIntegerField(help_text="the table's rounds opened before the hand-over")
+    table_version = models.PositiveBigIntegerField(help_text="the table's event seq at the hand-over")
+    session = models.CharField(max_length=64, blank=True)
+    address = models.CharField(max_length=64, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["table", "gaming_day", "shift"], name="handover_table_shift")]

@@ -19,7 +19,7 @@ from .models import Approval, Table
 from .services import FIRST_CONFIG_REASON, merged_config
 
 # Words for the configuration's keys (docs/commands.md, `table`); a key not named here
-# (a section added later, such as backline) is shown by its own name.
+# is shown by its own name.
 LABELS = {
     "seats": "Seats",
     "paytable": "Pay table",
@@ -57,6 +57,8 @@ LABELS = {
     "window_players": "players who must bank in the window",
     "tppp_one_round": "TPPP banks one round at a time",
     "notice": "Posted notice",
+    "backline": "Backline",
+    "max_per_seat": "bettors behind one seat",
 }
 # Keys whose values are amounts in cents, shown in dollars. `meter` is one only as the
 # meter's starting amount (a leaf); as the meter's own object it is a section.

@@ -13,6 +13,7 @@ from decimal import Decimal
 from django import forms
 
 from rounds.engine import dealing
+from rounds.engine.backline import MAX_PER_SEAT as BACKLINE_MAX_PER_SEAT
 from rounds.engine.fees import MAX_RATES, PAYERS, PD_BASES, PLAYER_BASES
 from rounds.engine.hands import CATEGORIES
 from rounds.engine.paytables import STANDARD_BLIND, STANDARD_TRIPS, paytable_from_config
@@ -290,7 +291,28 @@ class RotationForm(SetupForm):
         return {"rotation_policy": policy, "notice": data["notice"]}
 
 
-# In the order the setup page shows them. Backline (issue 25, another branch) adds its
-# form here when it lands: a SetupForm whose change() sets its configuration key.
+class BacklineForm(SetupForm):
+    """Backline wagers (game-rules section 12): offered or not, how many bettors one seat
+    carries, and whether a backline may carry Trips. The engine checks the numbers."""
+
+    section, title = "backline", "Backline"
+    offered = forms.BooleanField(required=False, label="Backline wagers offered (game-rules section 12)")
+    max_per_seat = forms.IntegerField(required=False, label=f"bettors behind one seat (1 to {BACKLINE_MAX_PER_SEAT})")
+    trips = forms.BooleanField(required=False, label="a backline may carry Trips")
+
+    @classmethod
+    def initial_from(cls, config):
+        backline = config.get("backline")
+        return {"offered": backline is not None, "max_per_seat": (backline or {}).get("max_per_seat", 1),
+                "trips": bool((backline or {}).get("trips"))}
+
+    def change(self):
+        data = self.cleaned_data
+        if not data["offered"]:
+            return {"backline": None}
+        return {"backline": {"max_per_seat": data["max_per_seat"], "trips": data["trips"]}}
+
+
+# In the order the setup page shows them.
 SECTIONS = {form.section: form for form in (SeatsForm, PaytableForm, LimitsForm, BanksForm, FeesForm, SideBetsForm,
-                                            RotationForm)}
+                                            BacklineForm, RotationForm)}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, waitlist_views
+from . import relief_views, views, waitlist_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,8 @@ urlpatterns = [
     path("api/tables/<int:table_id>/commands", views.table_command, name="table-command"),
     path("api/tables/<int:table_id>/state", views.table_state, name="table-state"),
     path("floor/waitlist/", waitlist_views.waitlist_page, name="waitlist"),
+    path("floor/relief/", relief_views.relief_plan_page, name="relief-plan"),
+    path("relief/", relief_views.relief_mine, name="relief-mine"),
     path("lobby/", waitlist_views.lobby, name="lobby"),
     path("healthz", views.healthz, name="healthz"),
     path("tablet-sw.js", views.tablet_service_worker, name="tablet-service-worker"),

@@ -27,6 +27,7 @@ from rounds.visibility import LIVE, TABLET, audience_of
 from . import presence
 from .floor import floor_rows
 from .models import Table
+from .relief import relief_board
 from .selectors import table_snapshot
 from .services import command_execute
 from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
@@ -49,6 +50,7 @@ def floor(request):
     return render(request, "tables/floor.html", {
         "rows": floor_rows(), "states": FLOOR_STATES,
         "trends": {"tables": floor_trends(), "refresh_seconds": FLOOR_TREND_REFRESH_SECONDS},
+        "board": relief_board(),
     })
 
 

@@ -68,6 +68,9 @@ MATRIX = {
     # The waitlist (issue 26): the floor keeps it; the lobby board is public and names nobody.
     "floor/waitlist/": ("get", SUPERVISOR_ONLY),
     "lobby/": ("get", EVERYONE),
+    # Dealer reliefs (issue 26): the floor plans them; a dealer sees their own pushes.
+    "floor/relief/": ("get", SUPERVISOR_ONLY),
+    "relief/": ("get", row(LOGIN, OK, OK, FORBIDDEN, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/approvals": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     # No such approval here (404, "ok"): another table's dealer is refused an existing one
     # (tests/service/test_approvals_travel.py).

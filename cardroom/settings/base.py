@@ -215,6 +215,12 @@ CARDROOM_SOCKET_SYNCS_PER_SECOND = float(os.environ.get("CARDROOM_SOCKET_SYNCS_P
 # Under the rotation policy (game-rules 2A.4) the floor turns a table amber this long
 # before the window rule would end its game unless another player banks.
 CARDROOM_WINDOW_WARNING_MINUTES = int(os.environ.get("CARDROOM_WINDOW_WARNING_MINUTES", "10"))
+# Dealer relief (tables/relief.py): the house's relief interval; how long after a push an
+# incoming dealer who has not taken over is shown late; how early before their push a
+# dealer may take over.
+CARDROOM_RELIEF_MINUTES = int(os.environ.get("CARDROOM_RELIEF_MINUTES", "20"))
+CARDROOM_RELIEF_LATE_MINUTES = int(os.environ.get("CARDROOM_RELIEF_LATE_MINUTES", "3"))
+CARDROOM_RELIEF_EARLY_MINUTES = int(os.environ.get("CARDROOM_RELIEF_EARLY_MINUTES", "2"))
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Tablet presence (the floor's "tablet disconnected" alert) must be visible to every

@@ -72,6 +72,11 @@ REFUSED = [
     # The waitlist (tables/waitlist.py): nobody leaves it without a trace.
     "UPDATE tables_waitlistevent SET player = 'x'",
     "DELETE FROM tables_waitlistevent",
+    # Dealer reliefs (tables/relief.py): a plan is replaced by a newer one; a hand-over stands.
+    "UPDATE tables_reliefplan SET relief_minutes = 1",
+    "DELETE FROM tables_reliefpush",
+    "UPDATE tables_dealerhandover SET after_round = 0",
+    "DELETE FROM tables_dealerhandover",
 ]
 
 

@@ -203,3 +203,54 @@ def test_pages_have_a_favicon_served_by_the_app():
     assert redirect.status_code == 301 and redirect["Location"] == "/static/favicon.svg"
     icon = Client().get("/static/favicon.svg")
     assert icon.status_code == 200 and b"<svg" in b"".join(icon.streaming_content)
+
+
+def backline_form(step="review", reason="backline for the weekend", **fields):
+    return {"backline-offered": "on", "backline-max_per_seat": "2", "backline-trips": "on",
+            "backline-reason": reason, "step": step, **fields}
+
+
+def test_backline_is_changed_like_every_part_compared_and_approved_by_a_second_supervisor():
+    """The backline section (game-rules section 12) goes through the same request and
+    second-supervisor approval, with the same comparison on both sides."""
+    sam, sue = person("sam", "supervisor"), person("sue", "supervisor")
+    table = created(logged_in(sam))
+    approval_decide(approval_id=Approval.objects.get(table=table).pk, decider=Actor.of(sue), approve=True, via="device")
+    page = logged_in(sam).get(f"/staff/tables/{table.pk}/").content.decode()
+    assert 'id="section-backline"' in page and "Backline wagers offered" in page
+
+    review = logged_in(sam).post(f"/staff/tables/{table.pk}/backline/", backline_form()).content.decode()
+    assert "Backline · bettors behind one seat" in review and "Request approval" in review
+    assert not Approval.objects.filter(table=table, payload__reason="backline for the weekend").exists()
+
+    filed = logged_in(sam).post(f"/staff/tables/{table.pk}/backline/", backline_form(step="request"))
+    assert filed.status_code == 302
+    request = Approval.objects.get(table=table, payload__reason="backline for the weekend")
+    assert request.payload["config"] == {"backline": {"max_per_seat": 2, "trips": True}}
+    table.refresh_from_db()
+    assert table.state["config"].get("backline") is None  # not before the second supervisor approves
+
+    queue = logged_in(sue).get("/staff/approvals/").content.decode()
+    assert "Backline · bettors behind one seat" in queue
+    approval_decide(approval_id=request.pk, decider=Actor.of(sue), approve=True, via="device")
+    table.refresh_from_db()
+    assert table.state["config"]["backline"] == {"max_per_seat": 2, "trips": True}
+    assert table.config.backline == {"max_per_seat": 2, "trips": True}
+    # The form shows the backline in force.
+    page = logged_in(sam).get(f"/staff/tables/{table.pk}/").content.decode()
+    assert 'name="backline-max_per_seat" value="2"' in page
+    # Unticked, the review shows backline going away (its numbers are not sent on).
+    off = {k: v for k, v in backline_form().items() if k != "backline-offered"}
+    review = logged_in(sam).post(f"/staff/tables/{table.pk}/backline/", off).content.decode()
+    assert "Backline · bettors behind one seat" in review and "Request approval" in review
+
+
+def test_a_backline_the_engine_refuses_shows_its_code_and_files_nothing():
+    sam = person("sam", "supervisor")
+    table = created(logged_in(sam))
+    filed = Approval.objects.count()
+    for bad in ("4", ""):
+        page = logged_in(sam).post(f"/staff/tables/{table.pk}/backline/",
+                                   backline_form(step="request", **{"backline-max_per_seat": bad})).content.decode()
+        assert "invalid_command: backline.max_per_seat must be a whole number from 1 to 3" in page
+    assert Approval.objects.count() == filed
