@@ -5,7 +5,7 @@
 // are always the server's; the cache only answers when the server cannot.
 // Served from /tablet-sw.js (tables.views.tablet_service_worker) so that its scope covers
 // the tablet's pages. The cache is one person's: the page empties it at logout and when
-// someone else logs in on this device (static/table.js, forgetOthers).
+// someone else logs in on this device (static/session.js, forget).
 "use strict";
 
 const CACHE = "cardroom-tablet-v1";
