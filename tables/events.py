@@ -116,6 +116,26 @@ def session_ended(user_id: int, session_key: str) -> None:
         logger.exception("the logout of user %s could not be sent to their sockets", user_id)
 
 
+@dataclass(frozen=True)
+class StandingChanged:
+    """User `user`'s standing (role, assignment, account) may have changed
+    (tables.standing): their sockets drop the standing they hold and check it again."""
+
+    user: int
+    type: str = "standing.changed"  # the consumer method `standing_changed` receives it
+
+
+def standing_changed(user_id: int) -> None:
+    if get_channel_layer() is None:
+        return
+    try:
+        publisher.send(user_group(user_id), _message(StandingChanged(user=user_id)))
+    except Exception:
+        # The change itself stands: this process's sockets already check again (the
+        # generation moved on), the other processes' at their periodic check.
+        logger.exception("a change of user %s's standing could not be sent to their sockets", user_id)
+
+
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
