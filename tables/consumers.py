@@ -54,7 +54,7 @@ from .socket_rates import TokenBucket
 from .models import Table
 from .selectors import table_snapshot, whole_floor
 from .services import CommandOutcome, command_execute
-from .visibility import LIVE, TABLET, event_for, snapshot_for
+from .visibility import LIVE, TABLET
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -446,11 +446,12 @@ class TableConsumer(_LoggedInConsumer):
             events.floor_alert_changed(self.table_id)
 
     async def table_changed(self, message):
-        # The group's message has every card; this socket sends what its viewer may see.
-        await self.send_json(event_for(message, self.audience))
+        # Encoded once per kind of viewer by the publisher (tables.events.per_audience):
+        # this socket sends its viewer's text as it came.
+        await self.send(text_data=message["texts"][self.audience])
 
     async def table_refreshed(self, message):
-        await self.send_json({"type": "snapshot", "snapshot": snapshot_for(message["snapshot"], self.audience)})
+        await self.send(text_data=message["texts"][self.audience])
 
 
 class FloorConsumer(_LoggedInConsumer):
@@ -493,7 +494,7 @@ class FloorConsumer(_LoggedInConsumer):
 
     async def floor_rows(self, message):
         if time.time() - message["sent_at"] <= FLOOR_BEHIND_SECONDS:
-            await self.send_json({"type": "rows", "rows": message["rows"]})
+            await self.send(text_data=message["text"])  # encoded once by the sending process
         elif time.monotonic() - self.caught_up_at > FLOOR_BEHIND_SECONDS:
             # Behind: one fresh floor replaces the backlog; the batches still queued
             # behind this one are as old, and are dropped until the screen is current.
