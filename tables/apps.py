@@ -7,3 +7,4 @@ class TablesConfig(AppConfig):
 
     def ready(self):
         from . import receivers  # noqa: F401  (a logout closes the session's sockets)
+        from . import standing  # noqa: F401  (a changed role or assignment reaches the sockets)

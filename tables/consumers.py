@@ -21,10 +21,13 @@ for a snapshot on a gap: one recovery path, the same as after a reconnect.
 What a socket is sent is cut for its viewer (rounds.visibility): the tablet's view for a
 `?role=tablet` socket of a person who may drive the table, the live view otherwise.
 
-A socket follows its session: before every command and every SESSION_CHECK_SECONDS it
-checks that the session still stands, the user is active and their role (a dealer's
+A socket follows its session: when it opens and every SESSION_CHECK_SECONDS it checks
+that the session still stands, the user is active and their role (a dealer's
 assignment) still lets them here, and closes otherwise (4401 logged out, 4403 not
-allowed); a logout closes the session's sockets at once (tables.receivers).
+allowed); a logout closes the session's sockets at once (tables.receivers). Between
+checks it holds the standing it found, and a command is sent as that actor without a
+query for it; a change of the user, their groups or their assignments (tables.standing)
+makes it check again at once, and before its next command.
 """
 
 import asyncio
@@ -45,9 +48,9 @@ from django.contrib.auth import get_user
 
 from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_view_table
-from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
+from rounds.visibility import LIVE, TABLET
 
-from . import events, presence
+from . import events, presence, standing as standings
 from .socket_rates import TokenBucket
 from .models import Table
 from .floor import whole_floor
@@ -215,7 +218,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         if not user.is_authenticated:
             await self.close(code=NOT_LOGGED_IN)
             return
-        if not await in_db_thread(lambda: self.allowed(Actor.of(user)))():
+        if not await in_db_thread(self._allowed_at_connect)():
             await self.close(code=NOT_ALLOWED)
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
@@ -223,6 +226,16 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         self.layer_failures_seen = _LayerFailures.count
         await self.join(events.user_group(user.pk))
         await self.joined()
+
+    def _allowed_at_connect(self) -> bool:
+        # The scope's user was read from the session just now (AuthMiddleware): what it
+        # finds is held as the socket's standing, so the first command needs no check.
+        generation = standings.generation(self.scope["user"].pk)
+        actor = Actor.from_scope(self.scope)
+        if not self.allowed(actor):
+            return False
+        self.held = (generation, actor)
+        return True
 
     def allowed(self, actor: Actor) -> bool:
         """May this person open this socket?"""
@@ -239,16 +252,34 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         self.watcher = asyncio.create_task(self._watch())
 
+    # (tables.standing.generation, Actor) of the last check that let the person stay; None
+    # once a check refused them or a change of their standing was announced.
+    held: tuple[tuple[int, int], Actor] | None = None
+
     def standing(self) -> tuple[int | None, Actor | None]:
         """(None, the person as they now stand) while this socket may stay open, else (the
         code it closes with, None). Takes the user afresh into the scope; the role is read
-        once, and a command is sent as that actor."""
+        once, and a command is sent as that actor. What it finds is held (held_standing)."""
+        generation = standings.generation(self.scope["user"].pk)
+        self.held = None
         user = session_user(self.scope)
         if user is None:
             return NOT_LOGGED_IN, None
         self.scope["user"] = user
         actor = Actor.from_scope(self.scope)
-        return (None, actor) if self.still_allowed(actor) else (NOT_ALLOWED, None)
+        if not self.still_allowed(actor):
+            return NOT_ALLOWED, None
+        self.held = (generation, actor)
+        return None, actor
+
+    def held_standing(self) -> tuple[int | None, Actor | None]:
+        """standing(), without a query while the one held is current: checked within
+        SESSION_CHECK_SECONDS (the watcher checks again) and no change of the person's
+        standing announced since (tables.standing)."""
+        held = self.held
+        if held is not None and held[0] == standings.generation(held[1].user_id):
+            return None, held[1]
+        return self.standing()
 
     async def stays_open(self) -> bool:
         code, _ = await in_db_thread(self.standing)()
@@ -262,6 +293,12 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             if not await self.stays_open():
                 return
             await self._rejoin()
+
+    async def standing_changed(self, message):
+        """Sent to the person's sockets when their role, account or assignments changed
+        (tables.standing): check again now, and close if they may no longer stay."""
+        self.held = None
+        await self.stays_open()
 
     async def session_ended(self, message):
         if message["session"] == self.session:
@@ -394,8 +431,9 @@ class TableConsumer(_LoggedInConsumer):
 
     def _checked_command(self, command) -> tuple[int | None, CommandOutcome | None]:
         """One trip to the database thread: the socket's session and user as they stand
-        now, then the command as that user (the service checks they may drive the table)."""
-        refusal, actor = self.standing()
+        (held between checks), then the command as that user (the service checks they may
+        drive the table)."""
+        refusal, actor = self.held_standing()
         if refusal is not None:
             return refusal, None
         return None, command_execute(table_id=self.table_id, command=command, actor=actor, received=self.received)
@@ -409,11 +447,12 @@ class TableConsumer(_LoggedInConsumer):
             events.floor_alert_changed(self.table_id)
 
     async def table_changed(self, message):
-        # The group's message has every card; this socket sends what its viewer may see.
-        await self.send_json(event_for(message, self.audience))
+        # Encoded once per kind of viewer by the publisher (tables.events.per_audience):
+        # this socket sends its viewer's text as it came.
+        await self.send(text_data=message["texts"][self.audience])
 
     async def table_refreshed(self, message):
-        await self.send_json({"type": "snapshot", "snapshot": snapshot_for(message["snapshot"], self.audience)})
+        await self.send(text_data=message["texts"][self.audience])
 
 
 class FloorConsumer(_LoggedInConsumer):
@@ -456,7 +495,7 @@ class FloorConsumer(_LoggedInConsumer):
 
     async def floor_rows(self, message):
         if time.time() - message["sent_at"] <= FLOOR_BEHIND_SECONDS:
-            await self.send_json({"type": "rows", "rows": message["rows"]})
+            await self.send(text_data=message["text"])  # encoded once by the sending process
         elif time.monotonic() - self.caught_up_at > FLOOR_BEHIND_SECONDS:
             # Behind: one fresh floor replaces the backlog; the batches still queued
             # behind this one are as old, and are dropped until the screen is current.

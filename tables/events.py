@@ -4,8 +4,9 @@ This module is the only place that sends to the channel layer: grep `publish_on_
 to find every broadcast.
 
 * `table.<id>` (the tablet, the live table view) gets every accepted command as it
-  happens: a `TableChanged` carrying the command's result and the table's snapshot at
-  that seq. A client that sees a gap in `seq` takes a fresh snapshot.
+  happens: a `TableChanged` carrying the event (the command's result and the table's
+  snapshot at that seq) encoded once for each kind of viewer. A client that sees a gap
+  in `seq` takes a fresh snapshot.
 * `floor` (the supervisors' dashboards, one group) gets *at most one message per WINDOW
   from each process* (`FloorRowsChanged`), carrying the latest row of every table that
   changed in that window, read in one query: with 250 busy tables and 40 screens a message
@@ -16,6 +17,7 @@ to find every broadcast.
 
 import asyncio
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -27,9 +29,13 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
+from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
+
 from .models import Table
 from .floor import floor_rows, forget_whole_floor
 from .selectors import server_snapshot
+
+AUDIENCES = (TABLET, LIVE)
 
 logger = logging.getLogger(__name__)
 
@@ -57,28 +63,44 @@ def session_tag(session_key: str) -> str:
     return hashlib.sha256(session_key.encode()).hexdigest()[:32]
 
 
+def encoded(content: dict) -> str:
+    """A message as the sockets send it: Channels' own encoding (json.dumps with its
+    defaults), done once here instead of once per socket. Not the chains' canonical form
+    (cardroom.hashchain), which is never sent."""
+    return json.dumps(content)
+
+
+def per_audience(build) -> dict[str, str]:
+    """`build(audience)` encoded for each kind of viewer (rounds.visibility): the group
+    message carries these texts, so each socket sends its own as it came, with neither
+    decoding a snapshot nor encoding one, and no hole card the viewer may not see ever
+    reaches the channel layer."""
+    return {audience: encoded(build(audience)) for audience in AUDIENCES}
+
+
 @dataclass(frozen=True)
 class TableChanged:
-    """Table `table` reached version `seq` by an accepted command; `snapshot` is the
-    table's whole snapshot at that version (tables.selectors.server_snapshot), hole cards
-    and undealt board included: each socket cuts it down for its viewer before sending
-    (rounds.visibility.event_for), so the publisher builds one snapshot per event."""
+    """Table `table` reached version `seq` by an accepted command. `texts` holds the event
+    message ({"type": "event", "seq", "command_type", "result", "snapshot"}) as each kind
+    of viewer may see it (rounds.visibility.event_for of the table's whole snapshot at that
+    version, tables.selectors.server_snapshot), encoded: the publisher builds one snapshot
+    and encodes it once per kind of viewer, whatever the number of sockets."""
 
     table: int
     seq: int
     command_type: str
-    result: dict
-    snapshot: dict
+    texts: dict
     type: str = "table.changed"  # the consumer method `table_changed` receives it
 
 
 @dataclass(frozen=True)
 class TableRefreshed:
     """Table `table`'s snapshot changed without a command (no new seq): a void request was
-    made or decided. Each socket sends its viewer the snapshot, cut down for them."""
+    made or decided. `texts`: the snapshot message as each kind of viewer may see it,
+    encoded (as TableChanged's)."""
 
     table: int
-    snapshot: dict
+    texts: dict
     type: str = "table.refreshed"  # the consumer method `table_refreshed` receives it
 
 
@@ -87,10 +109,11 @@ class FloorRowsChanged:
     """The floor rows (tables.floor.floor_rows) of every table that changed in one
     window, each as it stood when the window closed: its `seq` is the table's version, and
     its `last_command` the last command it had applied (whatever changed since: the
-    tablet's presence, opening, closing). `sent_at` (epoch seconds) lets a screen tell a
-    fresh batch from a backlog."""
+    tablet's presence, opening, closing). `text` is the screens' message {"type": "rows",
+    "rows": [...]}, encoded once by the process that sends the batch. `sent_at` (epoch
+    seconds) lets a screen tell a fresh batch from a backlog."""
 
-    rows: list
+    text: str
     sent_at: float
     type: str = "floor.rows"  # the consumer method `floor_rows` receives it
 
@@ -117,6 +140,26 @@ def session_ended(user_id: int, session_key: str) -> None:
         logger.exception("the logout of user %s could not be sent to their sockets", user_id)
 
 
+@dataclass(frozen=True)
+class StandingChanged:
+    """User `user`'s standing (role, assignment, account) may have changed
+    (tables.standing): their sockets drop the standing they hold and check it again."""
+
+    user: int
+    type: str = "standing.changed"  # the consumer method `standing_changed` receives it
+
+
+def standing_changed(user_id: int) -> None:
+    if get_channel_layer() is None:
+        return
+    try:
+        publisher.send(user_group(user_id), _message(StandingChanged(user=user_id)))
+    except Exception:
+        # The change itself stands: this process's sockets already check again (the
+        # generation moved on), the other processes' at their periodic check.
+        logger.exception("a change of user %s's standing could not be sent to their sockets", user_id)
+
+
 def publish_on_commit(*, table, command_type: str, result: dict) -> None:
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
@@ -124,9 +167,11 @@ def publish_on_commit(*, table, command_type: str, result: dict) -> None:
 
 
 def _send_changed(table, command_type: str, result: dict) -> None:
+    whole = {"seq": table.version, "command_type": command_type, "result": result, "snapshot": server_snapshot(table)}
     _send(
         TableChanged(
-            table=table.pk, seq=table.version, command_type=command_type, result=result, snapshot=server_snapshot(table)
+            table=table.pk, seq=table.version, command_type=command_type,
+            texts=per_audience(lambda audience: event_for(whole, audience)),
         )
     )
 
@@ -148,7 +193,9 @@ def _send_refreshed(table_id: int) -> None:
         return
     try:
         table = Table.objects.get(pk=table_id)
-        publisher.send(table_group(table_id), _message(TableRefreshed(table=table_id, snapshot=server_snapshot(table))))
+        snapshot = server_snapshot(table)
+        texts = per_audience(lambda audience: {"type": "snapshot", "snapshot": snapshot_for(snapshot, audience)})
+        publisher.send(table_group(table_id), _message(TableRefreshed(table=table_id, texts=texts)))
     except Exception:
         # The request is committed whatever happens here; the screens see it at their next
         # snapshot (the next event, a reconnect, a reload).
@@ -290,7 +337,8 @@ class Publisher:
             return
         try:
             rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids)
-            await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(rows=rows, sent_at=time.time())))
+            text = encoded({"type": "rows", "rows": rows})
+            await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
         except Exception:
             # The floor's periodic full refresh (tables.consumers) mends a lost batch.

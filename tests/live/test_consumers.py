@@ -528,3 +528,33 @@ def test_a_tap_made_under_another_login_is_answered_as_refused_and_not_run(sessi
         await tablet.disconnect()
 
     play(scenario)
+
+
+def test_an_event_is_encoded_once_per_kind_of_viewer_whatever_the_number_of_sockets(session_cookie, monkeypatch):
+    """tables.events.per_audience: the publisher cuts and encodes each event once for the
+    tablet and once for the live view; every socket sends its viewer's text as it came."""
+    from tables import events
+
+    cut = []
+    whole = events.event_for
+    monkeypatch.setattr(events, "event_for", lambda message, audience: cut.append(audience) or whole(message, audience))
+
+    async def scenario():
+        table = await amake_table()
+        await arun(table.pk, *SEATED)
+        paths = [f"/ws/tables/{table.pk}/?role=tablet"] * 2 + [f"/ws/tables/{table.pk}/"] * 3
+        sockets = [socket(path, session_cookie) for path in paths]
+        for communicator in sockets:
+            assert (await communicator.connect(timeout=TIMEOUT))[0]
+            assert (await communicator.receive_json_from(timeout=TIMEOUT))["type"] == "snapshot"
+        cut.clear()  # the seating's events were cut before any socket opened
+        await arun(table.pk, {"type": "open_round", "bank": 100000})
+        received = [await communicator.receive_json_from(timeout=TIMEOUT) for communicator in sockets]
+        assert {(e["type"], e["seq"], e["command_type"]) for e in received} == {("event", len(SEATED) + 1, "open_round")}
+        # Each socket got its own viewer's cut: the tablets' views equal, the live views equal.
+        assert received[0] == received[1] and received[2] == received[3] == received[4]
+        for communicator in sockets:
+            await communicator.disconnect()
+
+    play(scenario)
+    assert sorted(cut) == ["live", "tablet"]

@@ -6,11 +6,12 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group, User
+from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
-from tables import consumers, presence
+from tables import consumers, events, presence, standing
 from tables.models import DealerAssignment, Table, TableEvent
 
 from .conftest import make_table, play, run, socket
@@ -163,11 +164,18 @@ def test_logging_out_closes_the_sockets_of_that_session_at_once(world, monkeypat
 def test_a_deactivated_user_is_closed_at_the_next_check_and_at_their_next_command(world, monkeypatch):
     user = world["people"]["supervisor"]
     _, cookie = login(user)
+
+    def save_inactive():  # as the admin does: the user saved (tables.standing hears it)
+        person = User.objects.get(pk=user.pk)
+        person.is_active = False
+        person.save()
+
+    # A raw update, which no signal sees: only the periodic check finds it.
     deactivate = sync_to_async(lambda: User.objects.filter(pk=user.pk).update(is_active=False))
 
     async def at_next_command():
         tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
-        await deactivate()
+        await sync_to_async(save_inactive)()
         await command(tablet, {**OPEN, "id": "d-1"})
         assert await close_code(tablet) == consumers.NOT_LOGGED_IN
         await tablet.disconnect()
@@ -190,12 +198,18 @@ def test_a_deactivated_user_is_closed_at_the_next_check_and_at_their_next_comman
 def test_ending_a_dealers_assignment_closes_their_socket(world, monkeypatch):
     _, cookie = login(world["people"]["dealer"])
     table = world["here"]
+    # A raw update, which no signal sees: only the periodic check finds it.
     end = sync_to_async(lambda: DealerAssignment.objects.filter(pk=world["assignment"].pk).update(ended_at=timezone.now()))
     restore = lambda: DealerAssignment.objects.filter(pk=world["assignment"].pk).update(ended_at=None)  # noqa: E731
 
+    def save_ended():  # as the admin does: the assignment saved (tables.standing hears it)
+        assignment = DealerAssignment.objects.get(pk=world["assignment"].pk)
+        assignment.ended_at = timezone.now()
+        assignment.save()
+
     async def at_next_command():
         tablet = await opened(f"/ws/tables/{table.pk}/?role=tablet", cookie)
-        await end()
+        await sync_to_async(save_ended)()
         await command(tablet, {**OPEN, "id": "a-1"})
         assert await close_code(tablet) == consumers.NOT_ALLOWED
         await tablet.disconnect()
@@ -237,3 +251,84 @@ def test_a_supervisor_moved_to_compliance_loses_the_tablet_and_keeps_the_live_vi
             await communicator.disconnect()
 
     play(scenario)
+
+
+async def answered(communicator, body) -> dict:
+    await command(communicator, body)
+    while (answer := await communicator.receive_json_from(timeout=TIMEOUT))["type"] != "result":
+        pass
+    return answer
+
+
+def test_a_socket_holds_its_standing_and_a_command_reads_no_session(world, monkeypatch):
+    """Between checks a command is sent as the actor the socket holds (tables.standing):
+    no session, user or role query per command."""
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    reads = []
+    fresh = consumers.session_user
+    monkeypatch.setattr(consumers, "session_user", lambda scope: reads.append(1) or fresh(scope))
+    _, cookie = login(world["people"]["supervisor"])
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        assert (await answered(tablet, {**OPEN, "id": "h-1"}))["result"] == {"ok": True, "round": 1}
+        assert (await answered(tablet, {**OPEN, "id": "h-2"}))["type"] == "result"  # refused: a round is open
+        await tablet.disconnect()
+
+    play(scenario)
+    assert reads == []
+    event = TableEvent.objects.get(table=world["here"], command_type="open_round")
+    assert event.actor == "sup"
+
+
+def test_a_role_change_refuses_the_next_command_at_once(world, monkeypatch):
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)  # only the change can close it
+    user = world["people"]["supervisor"]
+    _, cookie = login(user)
+    demote = sync_to_async(lambda: user.groups.set([Group.objects.get(name="compliance")]))
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        await demote()
+        await command(tablet, {**OPEN, "id": "r-1"})
+        assert await close_code(tablet) == consumers.NOT_ALLOWED
+        await tablet.disconnect()
+
+    before = version_and_events(world["here"])
+    play(scenario)
+    assert version_and_events(world["here"]) == before
+
+
+@pytest.mark.parametrize("role", ["supervisor", "dealer"])
+def test_a_change_announced_by_another_process_closes_the_socket_at_once(world, monkeypatch, role):
+    """Another process's change reaches this one only as the person's `standing.changed`
+    message (tables.events.standing_changed): the socket checks again on it, at once."""
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    user = world["people"][role]
+    _, cookie = login(user)
+    if role == "supervisor":  # raw updates: no signal in this process moves the generation on
+        change, expected = (lambda: User.objects.filter(pk=user.pk).update(is_active=False)), consumers.NOT_LOGGED_IN
+    else:
+        assignment = world["assignment"].pk
+        change = lambda: DealerAssignment.objects.filter(pk=assignment).update(ended_at=timezone.now())  # noqa: E731
+        expected = consumers.NOT_ALLOWED
+
+    async def scenario():
+        tablet = await opened(f"/ws/tables/{world['here'].pk}/?role=tablet", cookie)
+        await sync_to_async(change)()
+        await sync_to_async(events.standing_changed)(user.pk)
+        assert await close_code(tablet, timeout=3) == expected
+        await tablet.disconnect()
+
+    play(scenario)
+
+
+def test_a_rolled_back_change_announces_nothing(world):
+    user = world["people"]["supervisor"]
+    before = standing.generation(user.pk)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        user.groups.set([Group.objects.get(name="compliance")])
+        raise RuntimeError("rolled back")
+    assert standing.generation(user.pk) == before
+    user.groups.set([Group.objects.get(name="compliance")])
+    assert standing.generation(user.pk) != before

@@ -1,6 +1,7 @@
 """Accepted commands reach subscribers through the real Redis channel layer, after commit."""
 
 import asyncio
+import json
 import threading
 import time
 
@@ -36,7 +37,8 @@ def test_an_accepted_command_is_published_to_its_table_and_the_floor(redis_url, 
         assert (message["table"], message["seq"], message["command_type"]) == (table.pk, 1, "sit")
         batch = await asyncio.wait_for(layer.receive(floor), timeout=5)
         assert batch["type"] == "floor.rows"
-        assert [(r["table"], r["seq"], r["last_command"]) for r in batch["rows"]] == [(table.pk, 1, "sit")]
+        rows = json.loads(batch["text"])["rows"]
+        assert [(r["table"], r["seq"], r["last_command"]) for r in rows] == [(table.pk, 1, "sit")]
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(layer.receive(tablet), timeout=0.3)
         await layer.flush()
@@ -80,7 +82,7 @@ def test_the_floor_publisher_outlives_a_consumer_loop_that_cancels_its_send(redi
             table_id=table.pk, command={"type": "sit", "seat": 1, "player": "P-1"}, actor="d"
         )
         message = await asyncio.wait_for(layer.receive(floor), timeout=5)
-        assert [(r["table"], r["seq"], r["last_command"]) for r in message["rows"]] == [(table.pk, 1, "sit")]
+        assert [(r["table"], r["seq"], r["last_command"]) for r in json.loads(message["text"])["rows"]] == [(table.pk, 1, "sit")]
         await layer.flush()
         await sync_to_async(lambda: connection.close())()
 
@@ -115,7 +117,7 @@ def test_opening_and_closing_a_table_reaches_the_floor_at_once(redis_url):
         for wanted in (False, True):
             await sync_to_async(table_open_close)(table_id=table.pk, open=wanted, actor=Actor.system("sup"), reason="test")
             message = await asyncio.wait_for(layer.receive(floor), timeout=5)
-            seen += [(row["table"], row["open"]) for row in message["rows"]]
+            seen += [(row["table"], row["open"]) for row in json.loads(message["text"])["rows"]]
         assert seen == [(table.pk, False), (table.pk, True)]
         await layer.flush()
         await sync_to_async(lambda: connection.close())()

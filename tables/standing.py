@@ -1,0 +1,107 @@
+"""A person's standing (their session, user, role and a dealer's assignments), as held by
+their open sockets, and the signals that tell those sockets it changed.
+
+A socket checks its person's standing when it opens and every SESSION_CHECK_SECONDS
+(tables.consumers), and holds what it found: a command then costs no query for it. What
+can take a person's standing away announces it here, once its transaction commits:
+
+* a user saved (deactivated, password or superuser flag changed) or deleted;
+* a user's groups changed (their role), from either side of the relation;
+* a dealer assignment saved (ended, moved) or deleted;
+* a logout, which closes the session's sockets at once (tables.receivers).
+
+An announcement does two things. In this process it moves the person's generation on
+at once, so a socket of this process that holds the old one checks again before its next
+command, whatever the channel layer does. And it is sent to the person's group
+(events.user_group), so the sockets of every other process drop what they hold and check
+again at once. A change that no signal sees (a raw SQL update, a group emptied or deleted
+from the group's side in another process) is found by the periodic check, within
+SESSION_CHECK_SECONDS, as before this cache existed.
+"""
+
+import itertools
+import logging
+import threading
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
+
+from .models import DealerAssignment
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_ticks = itertools.count(1)
+_everyone = 0  # moved on by a change that may touch anyone (a group deleted or emptied)
+_of_user: dict[int, int] = {}
+
+
+def generation(user_id: int | None) -> tuple[int, int]:
+    """Read before a check: a standing checked under this generation still holds while it
+    is unchanged. (Read before, not after: a change committed during the check then moves
+    it on, and the next command checks again.)"""
+    return _everyone, _of_user.get(user_id, 0)
+
+
+def changed(user_ids, *, everyone: bool = False) -> None:
+    """These users' standing changed: announced once the current transaction commits (at
+    once outside one); a rolled-back change announces nothing."""
+    ids = sorted({int(pk) for pk in user_ids or ()})
+    if ids or everyone:
+        transaction.on_commit(lambda: _announce(ids, everyone))
+
+
+def _announce(user_ids: list[int], everyone: bool) -> None:
+    global _everyone
+    with _lock:
+        tick = next(_ticks)
+        if everyone:
+            _everyone = tick
+        for user_id in user_ids:
+            _of_user[user_id] = tick
+    from . import events
+
+    for user_id in user_ids:
+        events.standing_changed(user_id)
+
+
+# Only a login's own bookkeeping: it changes nothing a socket relies on.
+_NOT_STANDING = frozenset({"last_login"})
+
+
+@receiver(post_save, sender=get_user_model(), dispatch_uid="standing_user_saved")
+def _user_saved(sender, instance, created, update_fields=None, **kwargs):
+    if created or (update_fields is not None and set(update_fields) <= _NOT_STANDING):
+        return
+    changed([instance.pk])
+
+
+@receiver(post_delete, sender=get_user_model(), dispatch_uid="standing_user_deleted")
+def _user_deleted(sender, instance, **kwargs):
+    changed([instance.pk])
+
+
+@receiver(m2m_changed, sender=get_user_model().groups.through, dispatch_uid="standing_groups_changed")
+def _groups_changed(sender, instance, action, reverse, pk_set, **kwargs):
+    if action not in ("post_add", "post_remove", "post_clear"):
+        return
+    if not reverse:  # user.groups.add/remove/set/clear: instance is the user
+        changed([instance.pk])
+    elif pk_set:  # group.user_set.add/remove: pk_set holds the users
+        changed(pk_set)
+    else:  # group.user_set.clear(): who was in it is no longer known here
+        changed((), everyone=True)
+
+
+@receiver(post_delete, sender=Group, dispatch_uid="standing_group_deleted")
+def _group_deleted(sender, instance, **kwargs):
+    changed((), everyone=True)
+
+
+@receiver(post_save, sender=DealerAssignment, dispatch_uid="standing_assignment_saved")
+@receiver(post_delete, sender=DealerAssignment, dispatch_uid="standing_assignment_deleted")
+def _assignment_changed(sender, instance, **kwargs):
+    changed([instance.dealer_id])
