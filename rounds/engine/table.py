@@ -1040,7 +1040,17 @@ def _progressive_awards(step: _Step, rnd: RoundState) -> tuple[list[FundLine], F
         return [], None
     seats = [(s.seat, s.player, s.hole, rnd.community) for s in rnd.seats.values() if s.progressive and s.hole]
     awards = sidebets.awards_due(progressive, seats)
-    return sidebets.pay_awards(step.fund(), progressive, awards, set(rnd.confirmed_awards))
+    return sidebets.pay_awards(step.fund(), progressive, awards, set(rnd.confirmed_awards), _withheld(step))
+
+
+def _withheld(step: _Step) -> frozenset[int]:
+    """The seats whose progressive award is withheld (a self-excluded patron): the command
+    service looks the lists up and states them in the command, so the engine stays pure
+    and a replay of the command withholds the same awards."""
+    seats = step.command.get("withheld", [])
+    if not isinstance(seats, list):
+        raise CommandError("invalid_command", "'withheld' is a list of seat numbers")
+    return frozenset(step.seat_number(seat) for seat in seats)
 
 
 def _confirm_award(step: _Step) -> dict:
@@ -1232,10 +1242,10 @@ COMMAND_FIELDS = {
     "fold": {"seat"},
     "flop": {"cards"},
     "turn_river": {"cards"},
-    "showdown": {"player_dealer", "hands"},
-    "settle": set(),
+    "showdown": {"player_dealer", "hands", "withheld"},
+    "settle": {"withheld"},
     "void_round": {"reason", "approved_by"},
-    "confirm_award": {"seat", "approved_by"},
+    "confirm_award": {"seat", "approved_by", "withheld"},
     "start_game": {"approved_by"},
 }
 # Every command's `type`, the client's command id and seen version (HTTP, websocket), and
