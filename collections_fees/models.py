@@ -153,6 +153,8 @@ class ExportManifest(models.Model):
         for k in (
             "collections", "rotation", "rounds", "daily_summary", "jackpot",
             "count_sheet", "count_print", "closer_summary", "closer_print",
+            # The patron records (docs/patrons.md).
+            "mtl", "cash", "ctr", "self_exclusion", "patron_history",
         )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]
