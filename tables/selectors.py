@@ -334,6 +334,11 @@ def _settlement_preview(game: TableGame, fund=None) -> dict | None:
         command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
     if fund is None and game.needs_fund(command):
         return None  # no meter to preview the progressive on
+    from patrons.awards import withheld_seats  # the layer above: the self-exclusion lists
+
+    withheld = withheld_seats(game, "showdown")
+    if withheld:  # the preview withholds what the settle will (tables/services.py _patron_gate)
+        command["withheld"] = withheld
     try:
         _, result, _ = game.apply(command, fund=fund)
     except CommandError:

@@ -14,6 +14,7 @@ from rounds.engine.sidebets import (
 )
 from tables.integrity import verify_meter
 from tables.models import Table, TableEvent
+from tables.selectors import server_snapshot
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.patron_aml.conftest import person
@@ -98,6 +99,10 @@ def test_a_listed_patrons_award_is_withheld_escalated_and_kept_by_the_fund(d_tab
          "confirmed": False, "withheld": True}
     ]
     assert not ExclusionHit.objects.exists()  # a preview pays nothing, so escalates nothing
+    # The tablet's settlement preview (asked of the engine again) withholds it too.
+    table.refresh_from_db()
+    shown = server_snapshot(table)["view"]["settlement_preview"]["progressive"]
+    assert [(a["seat"], a.get("withheld")) for a in shown] == [(2, True)]
     (settled,) = _run(table, dealer, {"type": "settle"})
     assert settled["progressive"][0]["withheld"] is True
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
