@@ -587,12 +587,22 @@ def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> 
             seats = withheld_seats(game, command["type"])
             return {**command, "withheld": seats} if seats else command
         return command
+    from patrons.identity import PatronError, exclusion_check, tppp_check
+
+    backline = game.config.backline is not None  # else the engine's wrong_state comes first
+    if command.get("type") == "backline_wager" and backline and isinstance(command.get("bettor"), str):
+        # A backline bettor is a patron too (a number, a card or an unidentified U-id).
+        try:
+            exclusion_check(player=command["bettor"], table_id=table.pk, action="backline", actor=actor)
+        except PatronError as refusal:
+            raise CommandError(refusal.code, refusal.message) from None
+        return command
     if command.get("type") != "sit" or not isinstance(command.get("player"), str):
         return command
-    from patrons.identity import PatronError, exclusion_check
 
     try:
         exclusion_check(player=command["player"], table_id=table.pk, action="seat", actor=actor)
+        tppp_check(player=command["player"], tppp=command.get("tppp"))
     except PatronError as refusal:
         raise CommandError(refusal.code, refusal.message) from None
     return command

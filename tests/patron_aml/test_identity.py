@@ -131,3 +131,23 @@ def test_the_patron_ledgers_are_append_only(tables, ann, actors):
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).update(amount=1))
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).delete())
     assert_refused_to_both(lambda: type(link).objects.filter(pk=link.pk).update(reason="x"))
+
+
+def test_a_patron_linked_to_a_tppp_sits_as_a_tppp_only_under_that_company_and_badge(tables, actors):
+    from tables.services import command_execute
+
+    identity.patron_create(actor=actors["compliance"], number="P-3003", display_name="Tess P.", legal_name="Tess Park",
+                           tppp_company="Acme TPPS", tppp_badge="B-77")
+    with pytest.raises(PatronError, match="both the company and the badge"):
+        identity.patron_create(actor=actors["compliance"], number="P-3004", display_name="X", legal_name="X Y",
+                               tppp_badge="B-78")
+    t1 = tables[0]
+    licence = {"badge": "B-78", "company": "Acme TPPS", "expires": "2099-06-30"}
+    for wrong in (licence, {**licence, "badge": "B-77", "company": "Other TPPS"}):
+        refused = command_execute(table_id=t1.pk, actor=actors["dealer"],
+                                  command={"type": "sit", "seat": 1, "player": "P-3003", "tppp": wrong})
+        assert refused.code == "tppp_mismatch", wrong
+    assert Table.objects.get(pk=t1.pk).version == 0
+    right = {**licence, "badge": "b-77", "company": "ACME TPPS"}  # case is not a different badge
+    assert command_execute(table_id=t1.pk, actor=actors["dealer"],
+                           command={"type": "sit", "seat": 1, "player": "P-3003", "tppp": right}).ok
