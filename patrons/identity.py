@@ -122,6 +122,14 @@ def patron_of_player(player: str) -> tuple[Patron | None, UnidentifiedPatron | N
     return (key.patron if key else None), None
 
 
+def governing_id(player: str) -> str:
+    """The id a person is seated under: an unidentified patron's U-id once linked is the
+    patron's number, so the patron governs from then on (rotation, offers and limits are
+    the engine's, kept per id: one id for one person). Any other id is kept as given."""
+    patron, unidentified = patron_of_player(player)
+    return patron.number if unidentified is not None and patron is not None else player
+
+
 def identification_read(patron: Patron, *, actor: Actor, why: str = "") -> dict:
     """A patron's identification, for compliance and supervisors only; every read leaves
     an audit row (action `identification_read`)."""

@@ -587,7 +587,7 @@ def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> 
             seats = withheld_seats(game, command["type"])
             return {**command, "withheld": seats} if seats else command
         return command
-    from patrons.identity import PatronError, exclusion_check, tppp_check
+    from patrons.identity import PatronError, exclusion_check, governing_id, tppp_check
 
     backline = game.config.backline is not None  # else the engine's wrong_state comes first
     if command.get("type") == "backline_wager" and backline and isinstance(command.get("bettor"), str):
@@ -605,7 +605,8 @@ def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> 
         tppp_check(player=command["player"], tppp=command.get("tppp"))
     except PatronError as refusal:
         raise CommandError(refusal.code, refusal.message) from None
-    return command
+    # A linked U-id sits as its patron: the patron's rotation and limits govern.
+    return {**command, "player": governing_id(command["player"])}
 
 
 def _patron_escalate(table: Table, records, actor: Actor) -> None:

@@ -151,3 +151,22 @@ def test_a_patron_linked_to_a_tppp_sits_as_a_tppp_only_under_that_company_and_ba
     right = {**licence, "badge": "b-77", "company": "ACME TPPS"}  # case is not a different badge
     assert command_execute(table_id=t1.pk, actor=actors["dealer"],
                            command={"type": "sit", "seat": 1, "player": "P-3003", "tppp": right}).ok
+
+
+def test_once_linked_a_u_id_sits_as_its_patron_and_its_rotation_follows_the_link(tables, ann, actors):
+    from patrons.selectors import history_rows
+    from tables.services import command_execute
+
+    t1 = tables[0]
+    stranger = identity.unidentified_create(table_id=t1.pk, description="man, 40s, red cap", actor=actors["dealer"])
+    u_id = stranger.player_id
+    for command in ({"type": "sit", "seat": 1, "player": u_id}, {"type": "sit", "seat": 2, "player": "P-9"},
+                    {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "leave", "seat": 1}):
+        assert command_execute(table_id=t1.pk, command=command, actor=actors["dealer"]).ok, command
+    identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    # The rotation the U-id made is in the patron's history.
+    assert {(e.player, e.action) for e in history_rows(ann)["rotation"]} >= {(u_id, "offer"), (u_id, "accept")}
+    # From now on the patron governs: the U-id sits as her number, one person at one seat.
+    assert sit(t1, u_id, 3, actors["dealer"]).ok
+    assert Table.objects.get(pk=t1.pk).state["occupants"]["3"] == "P-1001"
+    assert sit(t1, "P-1001", 4, actors["dealer"]).code == "player_already_seated"
