@@ -20,7 +20,7 @@ from django.core.management import call_command
 from cardroom.access import Actor
 from collections_fees.models import JackpotMeter
 from patrons.identity import patron_create
-from patrons.models import ExclusionHit, PatronLink
+from patrons.models import CashTransaction, ExclusionHit, PatronLink
 from tables.services import command_execute, table_create
 from tests.engine.test_sidebets import SIDE_BETS
 from tests.patron_aml.test_awards import D_UP_TO_SHOWDOWN, SHOWDOWN
@@ -109,6 +109,9 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
     for secret in ("Ann Lee", "D1234567", "drivers_license"):
         assert secret not in one.content()
 
+    # An amount that is not dollars and cents is refused on the tablet; nothing is sent.
+    expect(_cash(one, "Chip purchase for cash", "P-1001", "35.001")).to_have_text("invalid_amount: type the amount in dollars, e.g. 3500.00")
+    assert not CashTransaction.objects.exists()
     # $3,500 at UTH-1, $4,500 at UTH-2: $8,000, the floor's warning.
     expect(_cash(one, "Chip purchase for cash", "P-1001", "3,500")).to_contain_text("$3,500.00 for P-1001 recorded")
     expect(_cash(two, "Chip purchase for cash", "p-1001", "4500.00")).to_contain_text("$4,500.00 for P-1001 recorded")
