@@ -28,6 +28,7 @@ from tests.service.test_access import assign
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
+from .test_screens import SIZES, overflow, too_wide
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -201,3 +202,8 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
     assert rows["mtl"] == 3 and rows["cash"] == 4 and rows["ctr"] == 3 and rows["self_exclusion"] == 3
     for page in (one, two, supervisor, compliance):
         assert page.errors == [], page.errors
+    # The tablet with its patron panel open fits every screen without sideways scrolling.
+    for size, (width, height) in SIZES.items():
+        two.set_viewport_size({"width": width, "height": height})
+        assert overflow(two) <= 0, (size, too_wide(two))
+    two.screenshot(path=ARTIFACTS / "patrons-tablet-panel.png", full_page=True)
