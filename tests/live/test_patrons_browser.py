@@ -66,8 +66,8 @@ def _cash(tablet, kind_label, player, dollars):
     return form.locator("output")
 
 
-def _tablet(browsers, url, table):
-    page = log_in(browsers(), url, "dan", "pw-dan", f"/tables/{table.pk}/tablet/")
+def _tablet(open_context, url, table):
+    page = log_in(open_context(), url, "dan", "pw-dan", f"/tables/{table.pk}/tablet/")
     expect(page.locator("#status")).to_have_text("Live")
     page.locator("#patron-panel summary").click()
     return page
