@@ -95,6 +95,10 @@ class CsvExport:
     checkpoints: list = field(default_factory=list)
 
     def __post_init__(self):
+        if self.kind not in dict(ExportManifest.KINDS):
+            # A manifest of a kind the model does not name would be recorded all the same
+            # (choices are not a database constraint) and listed under no known kind.
+            raise ValueError(f"unknown export kind {self.kind!r}: add it to ExportManifest.KINDS")
         if not self.filename:
             self.filename = export_filename(self.kind, self.filters, self.export_id, "csv")
 

@@ -155,6 +155,8 @@ class ExportManifest(models.Model):
         for k in (
             "collections", "rotation", "rounds", "daily_summary", "jackpot",
             "count_sheet", "count_print", "closer_summary", "closer_print",
+            # The patron records (docs/patrons.md).
+            "mtl", "cash", "ctr", "self_exclusion", "patron_history",
         )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]
@@ -212,13 +214,15 @@ class JackpotEntry(models.Model):
 
     Kinds: `opening` (the meter's starting amounts), `contribution` (a progressive wager at
     no more bets), `award` (paid at settle; `owed` is what the fund could not pay),
-    `reseed` (the seed moved from the reserve after a 100% award), `reversal` (a void).
+    `withheld` (an award won by a self-excluded patron: recorded, not paid, both deltas
+    zero, so the fund keeps it; docs/patrons.md), `reseed` (the seed moved from the
+    reserve after a 100% award), `reversal` (a void).
     `meter_delta` and `reserve_delta` are signed cents; `meter_after`/`reserve_after` the
     fund after the row. Contributions are the jackpot collections a drop count reconciles:
     each carries its table, round and gaming day for that.
     """
 
-    KINDS = [(k, k) for k in ("opening", "contribution", "award", "reseed", "reversal")]
+    KINDS = [(k, k) for k in ("opening", "contribution", "award", "withheld", "reseed", "reversal")]
 
     meter = models.ForeignKey(JackpotMeter, on_delete=models.PROTECT, related_name="entries")
     seq = models.PositiveBigIntegerField(help_text="position in the meter's chain")

@@ -39,7 +39,7 @@ class PatronError(CodedError):
     codes = frozenset(
         {
             "invalid_patron", "duplicate_patron", "unknown_patron", "not_authorized", "invalid_description",
-            "already_linked", "invalid_list", "invalid_amount", "invalid_command", "self_excluded",
+            "already_linked", "invalid_list", "invalid_amount", "invalid_command", "self_excluded", "tppp_mismatch",
         }
     )
 
@@ -49,7 +49,7 @@ class PatronError(CodedError):
 
 def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: str, card: str = "",
                   date_of_birth: date | None = None, id_type: str = "", id_number: str = "",
-                  id_issuer: str = "", address: str = "") -> Patron:
+                  id_issuer: str = "", address: str = "", tppp_company: str = "", tppp_badge: str = "") -> Patron:
     """A new patron (compliance or a supervisor). Its number and card must not name a
     patron already known, in any case or look-alike spelling (`duplicate_patron`)."""
     if actor.role not in IDENTIFICATION_ROLES and not actor.is_system:
@@ -58,6 +58,9 @@ def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: s
     display_name, legal_name = printed(display_name or ""), printed(legal_name or "")
     if not number or not display_name or not legal_name:
         raise PatronError("invalid_patron", "a patron needs a number, a display name and a legal name")
+    tppp_company, tppp_badge = printed(tppp_company or ""), printed(tppp_badge or "")
+    if bool(tppp_company) != bool(tppp_badge):
+        raise PatronError("invalid_patron", "a TPPP link names both the company and the badge number")
     if number.startswith(UnidentifiedPatron.PREFIX):
         raise PatronError("invalid_patron", f"patron numbers do not start with {UnidentifiedPatron.PREFIX!r}")
     with transaction.atomic():
@@ -68,6 +71,7 @@ def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: s
         patron = Patron.objects.create(
             number=number, card=card, display_name=display_name, legal_name=legal_name, date_of_birth=date_of_birth,
             id_type=id_type, id_number=printed(id_number or ""), id_issuer=id_issuer, address=address,
+            tppp_company=tppp_company, tppp_badge=tppp_badge,
             created_at=timezone.now(), created_by=actor.name,
         )
         _keys_write(patron)
@@ -116,6 +120,14 @@ def patron_of_player(player: str) -> tuple[Patron | None, UnidentifiedPatron | N
             return (link.patron if link else None), unidentified
     key = _matching_keys(player, fields=("number", "card")).first() if player else None
     return (key.patron if key else None), None
+
+
+def governing_id(player: str) -> str:
+    """The id a person is seated under: an unidentified patron's U-id once linked is the
+    patron's number, so the patron governs from then on (rotation, offers and limits are
+    the engine's, kept per id: one id for one person). Any other id is kept as given."""
+    patron, unidentified = patron_of_player(player)
+    return patron.number if unidentified is not None and patron is not None else player
 
 
 def identification_read(patron: Patron, *, actor: Actor, why: str = "") -> dict:
@@ -230,6 +242,21 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
         employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
     )
     raise PatronError("self_excluded", "this patron is on a self-exclusion list: the floor has been alerted")
+
+
+def tppp_check(*, player: str, tppp) -> None:
+    """A patron linked to a TPPP company sits as a TPPP only under that company and
+    badge (`tppp_mismatch`); compared as ids are (case and look-alikes). A TPPP the house
+    has no patron record of, or a patron with no link, is left to the engine's checks."""
+    if not isinstance(tppp, dict):
+        return
+    patron, _ = patron_of_player(player)
+    if patron is None or not patron.tppp_badge:
+        return
+    for field, recorded in (("badge", patron.tppp_badge), ("company", patron.tppp_company)):
+        sent = tppp.get(field)
+        if not isinstance(sent, str) or person_keys(printed(sent))[0] != person_keys(recorded)[0]:
+            raise PatronError("tppp_mismatch", f"patron {patron.number} is linked to a TPPP {field} other than {sent!r}")
 
 
 STATE_LIST_COLUMNS = ("name", "date_of_birth", "id_number", "state_ref")

@@ -27,6 +27,10 @@ class Patron(models.Model):
     id_number = models.CharField(max_length=64, blank=True)
     id_issuer = models.CharField(max_length=64, blank=True)
     address = models.CharField(max_length=200, blank=True)
+    # A third-party proposition player's link (issue 27): the TPPP company they play for
+    # and their badge number. Seated as a TPPP, they must sit under this badge and company.
+    tppp_company = models.CharField(max_length=150, blank=True)
+    tppp_badge = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField()
     created_by = models.CharField(max_length=150)
 
@@ -212,7 +216,7 @@ class ExclusionHit(models.Model):
     """A listed patron met at a table: refused a seat, a chip purchase, a payout, or an
     award withheld. The floor and compliance see it."""
 
-    ACTIONS = [(a, a) for a in ("seat", "chip_purchase", "cash_payout", "award")]
+    ACTIONS = [(a, a) for a in ("seat", "backline", "chip_purchase", "cash_payout", "award")]
 
     action = models.CharField(max_length=16, choices=ACTIONS)
     entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, related_name="hits")

@@ -12,7 +12,7 @@ from django.db.models import Q
 
 from collections_fees.selectors import SqlQuery
 from rounds.models import Wager
-from tables.models import SeatOccupancy
+from tables.models import RotationLogEntry, SeatOccupancy
 
 from .models import CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
 
@@ -153,13 +153,18 @@ HISTORY_COLUMNS = (
 
 
 def history_query(patron: Patron) -> SqlQuery:
-    """A patron's history: seatings, wagers, cash and self-exclusion hits, in time order."""
+    """A patron's history: seatings, rotation (offers, banks, passes), wagers, cash and
+    self-exclusion hits, in time order; under every id they played under (a linked U-id's
+    rotation follows the link)."""
     ids = [i.upper() for i in patron_ids(patron)]
     sql = """
         SELECT 'seated' AS what, o.table_id, NULL::bigint AS round_id, o.seat, o.player,
                COALESCE('left ' || to_char(o.left_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'seated') AS detail,
                NULL::bigint AS amount, o.sat_at AS at
         FROM tables_seatoccupancy o WHERE upper(o.player) = ANY(%(ids)s)
+        UNION ALL
+        SELECT 'rotation', e.table_id, NULL, e.seat, e.player, e.action, NULL, e.created_at
+        FROM tables_rotationlogentry e WHERE upper(e.player) = ANY(%(ids)s)
         UNION ALL
         SELECT 'wager', r.table_id, w.round_id, w.seat, w.player, w.kind, w.amount, w.created_at
         FROM rounds_wager w JOIN rounds_round r ON r.id = w.round_id WHERE upper(w.player) = ANY(%(ids)s)
@@ -184,6 +189,7 @@ def history_rows(patron: Patron) -> dict:
     return {
         "ids": ids,
         "seatings": list(SeatOccupancy.objects.filter(match).select_related("table").order_by("-sat_at")[:200]),
+        "rotation": list(RotationLogEntry.objects.filter(match).select_related("table").order_by("-created_at", "-id")[:200]),
         "wagers": list(Wager.objects.filter(match).select_related("round__table").order_by("-created_at")[:200]),
         "cash": list(
             CashTransaction.objects.filter(Q(patron=patron) | Q(unidentified__link__patron=patron))

@@ -195,6 +195,7 @@ def patron_list(request):
                 display_name=form.get("display_name", ""), legal_name=form.get("legal_name", ""),
                 date_of_birth=born, id_type=form.get("id_type", ""), id_number=form.get("id_number", ""),
                 id_issuer=form.get("id_issuer", ""), address=form.get("address", ""),
+                tppp_company=form.get("tppp_company", ""), tppp_badge=form.get("tppp_badge", ""),
             )
             return redirect("patrons:detail", patron_id=patron.pk)
         except ValueError:

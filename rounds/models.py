@@ -21,6 +21,12 @@ class Round(models.Model):
     pd_seat = models.PositiveSmallIntegerField()
     pd_player = models.CharField(max_length=64)
     pd_badge = models.CharField(max_length=32, blank=True, default="", help_text="the banker's TPPP badge, if a TPPP banked")
+    BANK_SOURCES = [("own", "own"), ("tppp", "tppp")]
+    bank_source = models.CharField(
+        max_length=8, choices=BANK_SOURCES, default="own",
+        help_text="the bank's chips: the player-dealer's own, or the TPPP company's (pd_company)",
+    )
+    pd_company = models.CharField(max_length=150, blank=True, default="", help_text="the TPPP company that banked")
     bank = models.PositiveBigIntegerField()
     deck = models.CharField(max_length=1, blank=True)
     status = models.CharField(max_length=12, choices=STATUSES, default="in_progress")

@@ -16,6 +16,7 @@ from cardroom.gaming_day import calendar
 from collections_fees import jackpot
 from collections_fees.counts import boxes_now
 from collections_fees.models import CollectionEntry, JackpotMeter
+from patrons.awards import withheld_seats
 from rounds import labels
 from rounds.engine.money import dollars
 from rounds.engine.table import TableGame
@@ -248,7 +249,9 @@ def _floor_row(
     game = TableGame.from_dict(table.state)
     rot, rnd = game.rotation, game.round
     fund = jackpot.fund_of(meter) if meter is not None and game.phase == "showdown" else None
-    preview, bank_left = bank_now(game, fund)
+    # The preview withholds what the settle will (a self-excluded patron's award).
+    withheld = withheld_seats(game, "showdown") if fund is not None else []
+    preview, bank_left = bank_now(game, fund, withheld)
     is_open = table.is_open
     alerts = []
     if table.last_round_status == "settled" and table.last_round_exhausted:

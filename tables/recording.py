@@ -120,6 +120,8 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
         pd_seat=rec.pd_seat,
         pd_player=rec.pd_player,
         pd_badge=rec.pd_badge or "",
+        bank_source=rec.bank_source,
+        pd_company=rec.pd_company or "",
         bank=rec.bank,
         # The side bets it plays under, as the configuration version does not keep them.
         side_bets=ledger.table.state["config"].get("side_bets"),

@@ -8,6 +8,8 @@ waiting for a supervisor. The floor's rows are read in tables/floor.py.
 from collections_fees import jackpot
 from collections_fees.counts import boxes_now
 from collections_fees.models import JackpotMeter
+from patrons.awards import withheld_seats
+from rounds.engine.table import TableGame
 from rounds.engine.view import table_view
 from rounds.visibility import snapshot_for
 
@@ -29,7 +31,7 @@ def server_snapshot(table: Table) -> dict:
         "name": table.name,
         "version": table.version,
         "game": table.state,
-        "view": table_view(table.state, fund=_fund_for_preview(table.state)),
+        "view": _view(table.state),
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
         "boxes": boxes_now([table])[table.pk],
         "void_request": pending_void(table),
@@ -50,6 +52,15 @@ def pending_void(table: Table) -> dict | None:
         return None
     return {"approval": request.pk, "round": current, "requested_by": request.requested_by.username,
             "reason": request.payload.get("reason", "")}
+
+
+def _view(state: dict) -> dict:
+    """The engine's screen hints; at a showdown with a progressive, with the meter's fund
+    and the seats whose award the settle will withhold (self-excluded patrons, the same
+    lookup as the command service's), so the preview says what the settle will do."""
+    fund = _fund_for_preview(state)
+    withheld = withheld_seats(TableGame.from_dict(state), "showdown") if fund is not None else []
+    return table_view(state, fund=fund, withheld=withheld)
 
 
 def _fund_for_preview(state: dict):

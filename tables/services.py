@@ -466,7 +466,7 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
         raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
     game = TableGame.from_dict(table.state)
     approved = _approved(table, game, command, actor)
-    _patron_gate(table, approved, actor)
+    approved = _patron_gate(table, game, approved, actor)
     return _Checked(approved, command_id, stamp, game)
 
 
@@ -505,6 +505,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
     event.save(force_insert=True)
     recording.write(table=table, event=event, records=records, stamp=stamp, meter=meter)
+    _patron_escalate(table, records, actor)
     table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
     audit_record(
         actor=actor,
@@ -626,18 +627,49 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
     return {**fields, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
 
 
-def _patron_gate(table: Table, command: dict, actor: Actor) -> None:
+def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:
     """A patron on the state's or the house's self-exclusion list is not seated
     (patrons/identity.py): refused `self_excluded`, and the hit, written in this
-    transaction, stays with the refusal for the floor and compliance."""
+    transaction, stays with the refusal for the floor and compliance. Their progressive
+    award is withheld: the command that pays (or previews) the awards gets the listed
+    seats as `withheld` (patrons/awards.py), which is the service's to state, as
+    `approved_by` is; a replay file states its own. The command, as the engine takes it."""
+    from patrons.awards import AWARD_COMMANDS, withheld_seats
+
+    if command.get("type") in AWARD_COMMANDS:
+        if "withheld" in command and not actor.is_system:
+            raise CommandError("invalid_command", "'withheld' is the command service's: the lists say whose award is withheld")
+        if "withheld" not in command:
+            seats = withheld_seats(game, command["type"])
+            return {**command, "withheld": seats} if seats else command
+        return command
+    from patrons.identity import PatronError, exclusion_check, governing_id, tppp_check
+
+    backline = game.config.backline is not None  # else the engine's wrong_state comes first
+    if command.get("type") == "backline_wager" and backline and isinstance(command.get("bettor"), str):
+        # A backline bettor is a patron too (a number, a card or an unidentified U-id).
+        try:
+            exclusion_check(player=command["bettor"], table_id=table.pk, action="backline", actor=actor)
+        except PatronError as refusal:
+            raise CommandError(refusal.code, refusal.message) from None
+        return command
     if command.get("type") != "sit" or not isinstance(command.get("player"), str):
-        return
-    from patrons.identity import PatronError, exclusion_check
+        return command
 
     try:
         exclusion_check(player=command["player"], table_id=table.pk, action="seat", actor=actor)
+        tppp_check(player=command["player"], tppp=command.get("tppp"))
     except PatronError as refusal:
         raise CommandError(refusal.code, refusal.message) from None
+    # A linked U-id sits as its patron: the patron's rotation and limits govern.
+    return {**command, "player": governing_id(command["player"])}
+
+
+def _patron_escalate(table: Table, records, actor: Actor) -> None:
+    """A withheld progressive award is escalated to the floor and compliance."""
+    from patrons.awards import escalate
+
+    escalate(table_id=table.pk, records=records, actor=actor)
 
 
 def _refusal_counter(actor: Actor) -> str | None:

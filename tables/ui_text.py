@@ -36,6 +36,7 @@ ERROR_TEXT = {
     "stale_version": "The table changed before this tap arrived. Check the screen and tap again.",
     "tppp_limit": "This table already has a third-party proposition player.",
     "badge_expired": "That TPPP licence has expired: the person cannot sit as a TPPP.",
+    "tppp_mismatch": "That badge or company is not the one on this patron's record: call a supervisor.",
     "tppp_one_round": "The TPPP banked the last round: someone else must bank this one.",
     "game_ended": "The game has ended under the rotation rule: a supervisor must start a new game.",
     "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",

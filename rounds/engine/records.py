@@ -55,6 +55,10 @@ class RoundOpened(Record):
     pd_seat: int
     pd_player: str
     pd_badge: str | None = None  # the banker's TPPP badge, if the TPPP banks
+    # Where the bank's chips come from (issue 27): "own" (the player-dealer's own chips)
+    # or "tppp" (the third-party proposition player's company, named in pd_company).
+    bank_source: str = "own"
+    pd_company: str | None = None
 
 
 @dataclass(frozen=True)

@@ -263,7 +263,7 @@ class Fund:
 class FundLine:
     """One movement of the fund. Deltas are signed cents (+ in, - out)."""
 
-    kind: str  # contribution, award, reseed, reversal
+    kind: str  # contribution, award, withheld, reseed, reversal
     seat: int | None
     player: str
     amount: int  # the wager contributed or reversed, the award, the seed moved
@@ -330,20 +330,32 @@ def is_percentage(progressive: Progressive, hand: str) -> bool:
 def awaiting_confirmation(progressive: Progressive, awards: list[dict]) -> list[dict]:
     """The awards (the settlement's `progressive`) a supervisor must still confirm before
     the round settles: the percentage ones (10.3); fixed awards need none."""
-    return [a for a in awards if not a["confirmed"] and is_percentage(progressive, a["hand"])]
+    # A withheld award is not paid, so there is nothing for a supervisor to confirm.
+    return [
+        a for a in awards if not a["confirmed"] and not a.get("withheld") and is_percentage(progressive, a["hand"])
+    ]
 
 
-def pay_awards(fund: Fund, progressive: Progressive, awards: list[Award], confirmed: set[int]) -> tuple[list[FundLine], Fund]:
+def pay_awards(
+    fund: Fund, progressive: Progressive, awards: list[Award], confirmed: set[int], withheld: frozenset[int] = frozenset()
+) -> tuple[list[FundLine], Fund]:
     """Pay the round's awards in order from the meter (10.3). A percentage award is computed
     on the meter as it stands; a fixed award larger than the meter takes the rest from the
     reserve; what the fund cannot pay is owed. After a 100% award the meter restarts at the
-    seed, moved from the reserve (what the reserve holds, when that is less)."""
+    seed, moved from the reserve (what the reserve holds, when that is less).
+
+    The award of a seat in `withheld` (a patron on a self-exclusion list, 4 CCR 12464: the
+    command service says which) is recorded as a `withheld` line and not paid: the fund
+    keeps it, nothing is owed, and no reseed follows."""
     table = PROGRESSIVE_TABLES[progressive.paytable]
     meter, reserve = fund.meter, fund.reserve
     lines = []
     for award in awards:
         how, x = table[award.hand]
         amount = meter * x // 100 if how == "percent" else award.wager * x
+        if award.seat in withheld:
+            lines.append(FundLine("withheld", award.seat, award.player, amount, 0, 0, hand=award.hand))
+            continue
         from_meter = min(amount, meter)
         from_reserve = min(amount - from_meter, reserve)
         meter, reserve = meter - from_meter, reserve - from_reserve
@@ -365,7 +377,7 @@ def _after(fund: Fund, lines: list[FundLine]) -> Fund:
 
 
 def award_dicts(lines: list[FundLine]) -> list[dict]:
-    """The settlement's `progressive` (docs/commands.md)."""
+    """The settlement's `progressive` (docs/commands.md); a withheld award says so."""
     return [
         {
             "seat": l.seat,
@@ -375,9 +387,10 @@ def award_dicts(lines: list[FundLine]) -> list[dict]:
             "from_reserve": -l.reserve_delta,
             "owed": l.owed,
             "confirmed": l.confirmed,
+            **({"withheld": True} if l.kind == "withheld" else {}),
         }
         for l in lines
-        if l.kind == "award"
+        if l.kind in ("award", "withheld")
     ]
 
 

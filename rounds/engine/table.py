@@ -151,10 +151,12 @@ class TableGame:
             return due[0]
         return {"river": "showdown", "showdown": "settle"}.get(self.phase)
 
-    def settlement_preview(self, fund: Fund | None = None) -> dict | None:
+    def settlement_preview(self, fund: Fund | None = None, withheld: list[int] | tuple = ()) -> dict | None:
         """At a showdown, the settlement the cards already recorded give: a `showdown`
         applied to a copy (nothing is changed). None where none can be made yet, or where
-        the progressive needs the meter's `fund` and none is given."""
+        the progressive needs the meter's `fund` and none is given. `withheld`: the seats
+        whose progressive award the settle will withhold (a self-excluded patron, named by
+        the command service), so the preview withholds them too."""
         rnd = self.round
         if rnd is None or rnd.phase != "showdown":
             return None
@@ -164,6 +166,8 @@ class TableGame:
             command["hands"] = {str(s.seat): s.hole for s in rnd.seats.values() if s.hole}
         if fund is None and self.needs_fund(command):
             return None  # no meter to preview the progressive on
+        if withheld:
+            command["withheld"] = list(withheld)
         try:
             _, result, _ = self.apply(command, fund=fund)
         except CommandError:

@@ -14,15 +14,16 @@ from .sidebets import Fund, awaiting_confirmation
 from .table import TableGame
 
 
-def table_view(state: dict, fund: Fund | None = None) -> dict:
+def table_view(state: dict, fund: Fund | None = None, withheld: list[int] | tuple = ()) -> dict:
     """Display data for the tablet, the live view and the floor, from the engine state
-    (and, at a showdown with a progressive, its meter's `fund`)."""
+    (and, at a showdown with a progressive, its meter's `fund` and the seats whose award
+    will be `withheld`)."""
     game = TableGame.from_dict(state)
     rot, rnd = game.rotation, game.round
     phase = game.phase
     seats = [_seat_view(game, n) for n in range(1, game.config.seats + 1)]
     pending = [s["seat"] for s in seats if s["owes"]]
-    preview, bank_left = bank_now(game, fund)
+    preview, bank_left = bank_now(game, fund, withheld)
     return {
         "phase": phase,
         "seats": seats,
@@ -70,11 +71,11 @@ def _policy_view(game: TableGame) -> dict:
     }
 
 
-def bank_now(game: TableGame, fund: Fund | None = None) -> tuple[dict | None, int | None]:
+def bank_now(game: TableGame, fund: Fund | None = None, withheld: list[int] | tuple = ()) -> tuple[dict | None, int | None]:
     """At showdown, the settlement its cards give; and the bank left: what that settlement
     leaves at showdown, else the bank the round opened with (None between rounds)."""
     rnd = game.round
-    preview = game.settlement_preview(fund)
+    preview = game.settlement_preview(fund, withheld)
     return preview, (preview["balance"] if preview else rnd.bank) if rnd else None
 
 

@@ -107,9 +107,11 @@ function backlineTotal(s, seat, { bettor, action, refund, notes }) {
 
 function progressiveView(s) {
   if (!s.progressive) return null;
-  const rows = s.progressive.map((a) => h("tr", { class: "award", "data-seat": a.seat },
+  // A withheld award (a self-excluded patron) is not paid: the fund keeps it, the floor is told.
+  const rows = s.progressive.map((a) => h("tr", { class: a.withheld ? "award withheld" : "award", "data-seat": a.seat },
     h("td", {}, `Seat ${a.seat}`), h("td", {}, AWARD[a.hand]), h("td", { class: "num" }, money(a.award)),
-    h("td", {}, a.owed ? h("strong", { class: "alert" }, `${money(a.owed)} owed: the fund could not pay it`) : "paid from the fund")));
+    h("td", {}, a.withheld ? h("strong", { class: "alert" }, "withheld: not paid, the fund keeps it; the floor has been alerted")
+      : a.owed ? h("strong", { class: "alert" }, `${money(a.owed)} owed: the fund could not pay it`) : "paid from the fund")));
   return h("div", { class: "progressive" },
     h("h3", {}, `Progressive · meter ${s.meter.name} ${money(s.meter.meter)} after the round`),
     rows.length ? h("table", { class: "grid compact" }, h("tbody", {}, ...rows)) : h("p", {}, "No progressive award this round."));

@@ -166,6 +166,9 @@ def test_a_tppp_banks_one_round_at_a_time_and_carries_the_badge():
     t.refuse({"type": "offer_bank", "seat": 3}, "tppp_one_round")
     opened = [r for r in t.records if isinstance(r, RoundOpened)]
     assert opened[0].pd_badge == "B-123"
+    # The TPPP banks with their company's chips; the others with their own (issue 27).
+    assert (opened[0].bank_source, opened[0].pd_company) == ("tppp", TPPP["company"])
+    assert {(r.bank_source, r.pd_company) for r in opened[1:]} <= {("own", None)}
     assert {r.badge for r in t.records if isinstance(r, RotationEntry) and r.player == "T-3"} == {"B-123"}
 
 

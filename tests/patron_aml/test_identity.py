@@ -131,3 +131,42 @@ def test_the_patron_ledgers_are_append_only(tables, ann, actors):
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).update(amount=1))
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).delete())
     assert_refused_to_both(lambda: type(link).objects.filter(pk=link.pk).update(reason="x"))
+
+
+def test_a_patron_linked_to_a_tppp_sits_as_a_tppp_only_under_that_company_and_badge(tables, actors):
+    from tables.services import command_execute
+
+    identity.patron_create(actor=actors["compliance"], number="P-3003", display_name="Tess P.", legal_name="Tess Park",
+                           tppp_company="Acme TPPS", tppp_badge="B-77")
+    with pytest.raises(PatronError, match="both the company and the badge"):
+        identity.patron_create(actor=actors["compliance"], number="P-3004", display_name="X", legal_name="X Y",
+                               tppp_badge="B-78")
+    t1 = tables[0]
+    licence = {"badge": "B-78", "company": "Acme TPPS", "expires": "2099-06-30"}
+    for wrong in (licence, {**licence, "badge": "B-77", "company": "Other TPPS"}):
+        refused = command_execute(table_id=t1.pk, actor=actors["dealer"],
+                                  command={"type": "sit", "seat": 1, "player": "P-3003", "tppp": wrong})
+        assert refused.code == "tppp_mismatch", wrong
+    assert Table.objects.get(pk=t1.pk).version == 0
+    right = {**licence, "badge": "b-77", "company": "ACME TPPS"}  # case is not a different badge
+    assert command_execute(table_id=t1.pk, actor=actors["dealer"],
+                           command={"type": "sit", "seat": 1, "player": "P-3003", "tppp": right}).ok
+
+
+def test_once_linked_a_u_id_sits_as_its_patron_and_its_rotation_follows_the_link(tables, ann, actors):
+    from patrons.selectors import history_rows
+    from tables.services import command_execute
+
+    t1 = tables[0]
+    stranger = identity.unidentified_create(table_id=t1.pk, description="man, 40s, red cap", actor=actors["dealer"])
+    u_id = stranger.player_id
+    for command in ({"type": "sit", "seat": 1, "player": u_id}, {"type": "sit", "seat": 2, "player": "P-9"},
+                    {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "leave", "seat": 1}):
+        assert command_execute(table_id=t1.pk, command=command, actor=actors["dealer"]).ok, command
+    identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    # The rotation the U-id made is in the patron's history.
+    assert {(e.player, e.action) for e in history_rows(ann)["rotation"]} >= {(u_id, "offer"), (u_id, "accept")}
+    # From now on the patron governs: the U-id sits as her number, one person at one seat.
+    assert sit(t1, u_id, 3, actors["dealer"]).ok
+    assert Table.objects.get(pk=t1.pk).state["occupants"]["3"] == "P-1001"
+    assert sit(t1, "P-1001", 4, actors["dealer"]).code == "player_already_seated"

@@ -152,3 +152,14 @@ def test_an_altered_cash_export_fails_its_rehash_even_with_a_matching_manifest(p
     manifest_path.write_text(json.dumps(manifest))
     code, out = verify(manifest_path)
     assert code == 1 and "cash row seq 2: its hash does not verify" in out, out
+
+
+def test_an_export_of_a_kind_the_manifest_does_not_name_is_refused():
+    from collections_fees.exports import CsvExport
+    from collections_fees.models import ExportManifest
+    from patrons import selectors
+
+    kinds = dict(ExportManifest.KINDS)
+    assert {"mtl", "cash", "ctr", "self_exclusion", "patron_history"} <= set(kinds)
+    with pytest.raises(ValueError, match="unknown export kind 'patron_notes'"):
+        CsvExport(kind="patron_notes", query=selectors.cash_query({}), filters={}, requested_by="compliance")

@@ -130,6 +130,8 @@ def test_the_rotation_log_records_game_end_tppp_badges_and_each_rounds_policy(ma
     assert not RotationLogEntry.objects.exclude(player="Tess").exclude(badge="").exists()
     rounds = list(Round.objects.filter(table=table).order_by("number"))
     assert [(r.pd_player, r.pd_badge) for r in rounds] == [("Tess", "B-77"), ("Bob", ""), ("Ann", "")]
+    # Each round records its bank's source: the TPPP company's chips, or the PD's own.
+    assert [(r.bank_source, r.pd_company) for r in rounds] == [("tppp", "Acme TPPS"), ("own", ""), ("own", "")]
     assert all(r.config.rotation_policy == POLICY for r in rounds)
     seat = SeatOccupancy.objects.get(player="Tess")
     assert (seat.tppp_badge, seat.tppp_company, str(seat.tppp_expires)) == ("B-77", "Acme TPPS", "2027-06-30")

@@ -40,10 +40,10 @@ COMMAND_FIELDS = {
     "fold": {"seat"},
     "flop": {"cards"},
     "turn_river": {"cards"},
-    "showdown": {"player_dealer", "hands"},
-    "settle": set(),
+    "showdown": {"player_dealer", "hands", "withheld"},
+    "settle": {"withheld"},
     "void_round": {"reason", "approved_by"},
-    "confirm_award": {"seat", "approved_by"},
+    "confirm_award": {"seat", "approved_by", "withheld"},
     "start_game": {"approved_by"},
 }
 # Every command's `type`, the client's command id and seen version (HTTP, websocket), and

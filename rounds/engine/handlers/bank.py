@@ -108,8 +108,13 @@ def _open_round(step: Step) -> dict:
         return {"round": None, "game_ended": GAME_ENDED_BY_WINDOW}
     game.rounds_opened += 1
     game.round = RoundState(number=game.rounds_opened, bank=bank, pd_seat=rot.pd_seat, pd_player=rot.pd_player)
-    banker_badge = game.tppp.badge if game.tppp and game.tppp.seat == rot.pd_seat else None
-    step.emit(RoundOpened(game.rounds_opened, bank, rot.pd_seat, rot.pd_player, banker_badge))
+    # The bank's source is recorded with the round: a TPPP banks with their company's
+    # chips, anyone else with their own.
+    tppp = game.tppp if game.tppp and game.tppp.seat == rot.pd_seat else None
+    step.emit(RoundOpened(
+        game.rounds_opened, bank, rot.pd_seat, rot.pd_player, tppp.badge if tppp else None,
+        bank_source="tppp" if tppp else "own", pd_company=tppp.company if tppp else None,
+    ))
     return {"round": game.rounds_opened}
 
 

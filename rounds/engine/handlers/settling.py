@@ -85,7 +85,17 @@ def _progressive_awards(step: Step, rnd: RoundState) -> tuple[list[FundLine], Fu
         return [], None
     seats = [(s.seat, s.player, s.hole, rnd.community) for s in rnd.seats.values() if s.progressive and s.hole]
     awards = sidebets.awards_due(progressive, seats)
-    return sidebets.pay_awards(step.fund(), progressive, awards, set(rnd.confirmed_awards))
+    return sidebets.pay_awards(step.fund(), progressive, awards, set(rnd.confirmed_awards), _withheld(step))
+
+
+def _withheld(step: Step) -> frozenset[int]:
+    """The seats whose progressive award is withheld (a self-excluded patron): the command
+    service looks the lists up and states them in the command, so the engine stays pure
+    and a replay of the command withholds the same awards."""
+    seats = step.command.get("withheld", [])
+    if not isinstance(seats, list):
+        raise CommandError("invalid_command", "'withheld' is a list of seat numbers")
+    return frozenset(step.seat_number(seat) for seat in seats)
 
 
 def _confirm_award(step: Step) -> dict:

@@ -1,0 +1,91 @@
+// The dealer's patron panel on the tablet (docs/patrons.md): look a patron up to seat
+// them (display name and number only: the lookup never answers identification), seat an
+// unidentified patron under a description, and record cash at the table (a chip purchase
+// for cash, a cash payout). Its own module, apart from the table's script: it needs only
+// the table's id and the page's CSRF token.
+// The answers never carry a warning or a total: the tablet is in the patron's sight.
+
+import { h } from "./live/dom.js";
+import { money, toCents } from "./live/money.js";
+
+const panel = document.getElementById("patron-panel");
+const table = panel ? panel.dataset.table : null;
+const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
+
+function say(out, kind, text) {
+  out.className = kind;
+  out.textContent = text;
+}
+
+function refusal(answer) {
+  const error = answer.error || {};
+  return `${error.code || "refused"}: ${error.message || ""}`;
+}
+
+async function call(path, { method = "GET", body } = {}) {
+  const response = await fetch(path, {
+    method, credentials: "same-origin",
+    headers: body ? { "Content-Type": "application/json", "X-CSRFToken": csrfToken } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return response.json().catch(() => ({ ok: false, error: { code: "server_error", message: `HTTP ${response.status}` } }));
+}
+
+function lookup(form) {
+  const out = form.querySelector("output");
+  const list = form.querySelector("ul");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    list.replaceChildren();
+    const q = form.elements.q.value.trim();
+    if (!q) return say(out, "error", "Type a card, a number or a name.");
+    const answer = await call(`/api/tables/${table}/patrons?q=${encodeURIComponent(q)}`);
+    if (!answer.ok) return say(out, "error", refusal(answer));
+    say(out, "info", answer.patrons.length ? "Seat them under their number:" : "No patron found: seat them as an unidentified patron.");
+    for (const p of answer.patrons) {
+      list.append(h("li", { "data-number": p.number }, h("strong", {}, p.number), ` ${p.display_name}`));
+    }
+  });
+}
+
+function unidentified(form) {
+  const out = form.querySelector("output");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await call(`/api/tables/${table}/patrons/unidentified`,
+      { method: "POST", body: { description: form.elements.description.value.trim() } });
+    if (!answer.ok) return say(out, "error", refusal(answer));
+    say(out, "success", `Seat them, and record their cash, as ${answer.player}.`);
+    out.dataset.player = answer.player;
+    form.reset();
+  });
+}
+
+function cash(form) {
+  const out = form.querySelector("output");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const amount = toCents(form.elements.amount.value);
+    if (amount === null || amount <= 0) return say(out, "error", "invalid_amount: type the amount in dollars, e.g. 3500.00");
+    const button = form.querySelector("button");
+    button.disabled = true;
+    try {
+      const answer = await call(`/api/tables/${table}/cash`, { method: "POST", body: {
+        kind: form.elements.kind.value, amount, player: form.elements.player.value.trim(), note: form.elements.note.value.trim(),
+      } });
+      if (!answer.ok) return say(out, "error", refusal(answer));
+      const what = answer.cash.kind === "chip_purchase" ? "Chip purchase" : "Cash payout";
+      say(out, "success", `${what} of ${money(answer.cash.amount)} for ${answer.cash.player} recorded (cash #${answer.cash.seq}).`);
+      form.elements.amount.value = "";
+      form.elements.note.value = "";
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+if (panel) {
+  lookup(panel.querySelector("#patron-lookup"));
+  unidentified(panel.querySelector("#patron-unidentified"));
+  cash(panel.querySelector("#patron-cash"));
+}
