@@ -156,35 +156,6 @@ def unidentified_create(*, table_id: int, description: str, actor: Actor) -> Uni
     )
 
 
-def patron_link(*, unidentified_id: int, patron_id: int, actor: Actor, reason: str = "") -> PatronLink:
-    """Identify an unidentified patron (compliance or a supervisor): their transactions
-    then count toward the patron's totals, and a total that crosses a line by the merge
-    raises its alert (patrons/cash.py)."""
-    from . import cash
-
-    if actor.role not in IDENTIFICATION_ROLES and not actor.is_system:
-        raise PatronError("not_authorized", "compliance or a supervisor identifies a patron")
-    with transaction.atomic():
-        cash.lock()
-        unidentified = UnidentifiedPatron.objects.filter(pk=unidentified_id).first()
-        patron = Patron.objects.filter(pk=patron_id).first()
-        if unidentified is None or patron is None:
-            raise PatronError("unknown_patron", "no such unidentified patron or patron")
-        if PatronLink.objects.filter(unidentified=unidentified).exists():
-            raise PatronError("already_linked", f"{unidentified.player_id} is already identified")
-        link = PatronLink.objects.create(
-            unidentified=unidentified, patron=patron, linked_at=timezone.now(), linked_by=actor.name, reason=reason[:200]
-        )
-        cash.alerts_after_link(link)
-        audit_record(
-            actor=actor, action="patron", summary=f"{unidentified.player_id} identified as patron {patron.number}",
-            detail={"unidentified": unidentified.pk, "patron": patron.pk},
-        )
-    return link
-
-
-# --- self-exclusion --------------------------------------------------------------------
-
 
 def _entry_keys(prefix: str, value: str) -> dict:
     if not value:

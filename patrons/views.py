@@ -231,7 +231,7 @@ history_export = _csv_view(
 def patron_link(request, unidentified_id: int):
     try:
         patron_id = int(request.POST.get("patron", ""))
-        link = identity.patron_link(
+        link = cash.patron_link(
             unidentified_id=unidentified_id, patron_id=patron_id, actor=Actor.from_request(request),
             reason=request.POST.get("reason", ""),
         )

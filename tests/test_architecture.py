@@ -50,3 +50,19 @@ def test_every_module_is_named_by_a_contract():
     }
     assert modules - named == set(), "modules no import contract names: add each to its layer in .importlinter"
     assert named - modules - {"rounds.*"} == set(), "contracts name modules that do not exist"
+
+
+def test_no_module_imports_itself_through_others():
+    """No import loop at run time (issue 23 removed the five-file one through the back
+    office): a module that reaches itself through its imports loads only in a lucky order.
+    Imports made only for type checking are not run, so they make no loop."""
+    import grimp
+
+    graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True)
+    loops = sorted(
+        (module, imported)
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported != module and graph.chain_exists(importer=imported, imported=module)
+    )
+    assert loops == [], f"modules that import each other, directly or through others: {loops}"

@@ -95,7 +95,7 @@ def test_an_unidentified_patrons_mtl_entry_is_linked_later(tables, ann, actors):
     assert entry.mtl and entry.patron_id is None and entry.unidentified_id == stranger.pk
     buy(tables[1], "P-1001", 200000, actors["dealer"])
     assert not CashAlert.objects.exists()  # $7,000 and $2,000: two people as far as we know
-    link = identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["compliance"])
+    link = cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["compliance"])
     (warning,) = CashAlert.objects.all()  # together they reach $9,000
     assert (warning.kind, warning.total, warning.patron_id, warning.link_id) == ("warning", 900000, ann.pk, link.pk)
     assert cash.day_total(f"patron:{ann.pk}", entry.gaming_day, "in") == 900000
@@ -103,9 +103,9 @@ def test_an_unidentified_patrons_mtl_entry_is_linked_later(tables, ann, actors):
     buy(tables[0], stranger.player_id, 200000, actors["dealer"])
     assert CashAlert.objects.filter(kind="ctr_required", patron=ann).exists()
     with pytest.raises(PatronError, match="already_linked"):
-        identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["compliance"])
+        cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["compliance"])
     with pytest.raises(PatronError, match="not_authorized"):
-        identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["dealer"])
+        cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["dealer"])
 
 
 def test_thresholds_default_to_the_regulations():

@@ -127,7 +127,7 @@ def test_the_patron_ledgers_are_append_only(tables, ann, actors):
 
     row = cash.cash_record(table_id=tables[0].pk, kind="chip_purchase", amount=1000, player="P-1001", actor=actors["dealer"])
     stranger = identity.unidentified_create(table_id=tables[0].pk, description="woman in blue", actor=actors["dealer"])
-    link = identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    link = cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).update(amount=1))
     assert_refused_to_both(lambda: CashTransaction.objects.filter(pk=row.pk).delete())
     assert_refused_to_both(lambda: type(link).objects.filter(pk=link.pk).update(reason="x"))
@@ -163,7 +163,7 @@ def test_once_linked_a_u_id_sits_as_its_patron_and_its_rotation_follows_the_link
     for command in ({"type": "sit", "seat": 1, "player": u_id}, {"type": "sit", "seat": 2, "player": "P-9"},
                     {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "leave", "seat": 1}):
         assert command_execute(table_id=t1.pk, command=command, actor=actors["dealer"]).ok, command
-    identity.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
+    cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["supervisor"])
     # The rotation the U-id made is in the patron's history.
     assert {(e.player, e.action) for e in history_rows(ann)["rotation"]} >= {(u_id, "offer"), (u_id, "accept")}
     # From now on the patron governs: the U-id sits as her number, one person at one seat.
