@@ -73,7 +73,7 @@ def test_make_run_serves_static_files_and_the_sites_own_error_pages_with_debug_o
 
     # DEBUG off: the static files are still the app's to serve (WhiteNoise, from the
     # source folders), and the ledger's development key signed the demo's rounds.
-    for asset in ("/static/table.js", "/static/live.js"):
+    for asset in ("/static/table.js", "/static/live/socket.js"):  # an entry point, a module it imports
         status, body, headers = dealer.get(asset)
         assert status == 200 and "javascript" in headers["Content-Type"] and len(body) > 1000, asset
     assert (served.var / "ledger-key").exists()
