@@ -636,6 +636,8 @@ def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> 
     `approved_by` is; a replay file states its own. The command, as the engine takes it."""
     from patrons.awards import AWARD_COMMANDS, withheld_seats
 
+    if not isinstance(command.get("type"), str):
+        return command  # not a command at all: the engine refuses it with its stable code
     if command.get("type") in AWARD_COMMANDS:
         if "withheld" in command and not actor.is_system:
             raise CommandError("invalid_command", "'withheld' is the command service's: the lists say whose award is withheld")
