@@ -16,28 +16,16 @@ from tables.integrity import verify_meter
 from tables.models import Table, TableEvent
 from tables.selectors import server_snapshot
 from tables.services import command_execute, table_create
-from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
+from tests.engine.test_sidebets import PROGRESSIVE, SIDE_BETS
 from tests.patron_aml.conftest import person
 from tests.service.test_access import assign
+from tests.service.test_sidebets_service import D_COMMANDS
 
 PROG = side_bets_from_config({"progressive": PROGRESSIVE}).progressive
 
-# Example D up to its showdown: seat 2 (P-2) wins the progressive's full-house award ($10).
-D_UP_TO_SHOWDOWN = [
-    *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)),
-    {"type": "offer_bank", "seat": 1},
-    {"type": "accept_bank", "seat": 1},
-    {"type": "open_round", "bank": 100000},
-    *D_WAGERS,
-    {"type": "no_more_bets"},
-    {"type": "play", "seat": 2, "multiple": 4},
-    {"type": "check", "seat": 3},
-    {"type": "flop", "cards": D_BOARD[:3]},
-    {"type": "check", "seat": 3},
-    {"type": "turn_river", "cards": D_BOARD[3:]},
-    {"type": "play", "seat": 3, "multiple": 1},
-]
-SHOWDOWN = {"type": "showdown", "player_dealer": D_PD, "hands": {str(s): h for s, h in D_HOLES.items()}}
+# Example D up to its showdown (the side-bet service's own commands): seat 2 (P-2) wins the
+# progressive's full-house award ($10).
+D_UP_TO_SHOWDOWN, SHOWDOWN = D_COMMANDS[:-2], D_COMMANDS[-2]
 
 
 # --- the engine -------------------------------------------------------------------------
