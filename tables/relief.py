@@ -38,7 +38,7 @@ from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
 
-from . import events
+from . import events, standing
 from .models import DealerAssignment, DealerHandover, ReliefPlan, ReliefPush, Table
 
 BREAK = "break"
@@ -189,7 +189,13 @@ def handover_take(*, table_id, actor: Actor) -> DealerHandover:
             raise ReliefError("round_in_progress",
                               f"a round is in progress at {table.name}: the dealer there finishes it first")
         outgoing = live.exclude(dealer_id=actor.user_id).order_by("-assigned_at", "-id").first()
+        ended = list(live.exclude(dealer_id=actor.user_id).values_list("dealer_id", flat=True))
         live.exclude(dealer_id=actor.user_id).update(ended_at=now)
+        # A queryset update sends no post_save: the outgoing dealers' standing is announced
+        # here, so once committed their table sockets check again and close (4403) at once,
+        # not at their next command or periodic check (tables.standing). Their refusal
+        # itself never waits for this: can_drive reads the assignments in the transaction.
+        standing.changed(ended)
         DealerAssignment.objects.get_or_create(
             dealer_id=actor.user_id, table=table, gaming_day=day, shift=shift, ended_at=None,
             defaults={"assigned_by_id": push.plan.made_by_id, "assigned_at": now},

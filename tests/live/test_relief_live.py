@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
+from tables import consumers
 from tables.models import DealerAssignment
 from tables.relief import handover_take, relief_plan_make
 
@@ -104,5 +105,38 @@ def test_a_screen_asking_when_a_push_time_passes_gets_the_board_as_it_then_stand
         # ben's push to UTH-1 has passed and he has not taken over: late.
         assert [(late["dealer"], late["table"]) for late in after["late"]] == [("ben", "UTH-1")]
         await floor.disconnect()
+
+    play(scenario)
+
+
+async def close_code(communicator, timeout):
+    """The code the server closes the socket with (messages sent before it are skipped)."""
+    while True:
+        output = await communicator.receive_output(timeout=timeout)
+        if output["type"] == "websocket.close":
+            return output.get("code")
+
+
+def test_the_take_over_closes_the_outgoing_dealers_tablet_socket_at_once(world, monkeypatch):
+    """Not at the socket's next periodic check (made an hour here), nor at his next tap:
+    the hand-over announces his standing changed (tables.standing) once committed."""
+    w = world
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    client = Client()
+    client.force_login(w["ana"])
+    ana_cookie = client.cookies["sessionid"].value
+    take_over = sync_to_async(lambda: (
+        relief_plan_make(dealers=[w["ben"].pk, w["ana"].pk], tables=[w["table"].pk],
+                         starts_at=timezone.now() - timedelta(seconds=30), actor=Actor.of(w["sup"])),
+        handover_take(table_id=w["table"].pk, actor=Actor.of(w["ben"])),
+    ))
+
+    async def scenario():
+        tablet = socket(f"/ws/tables/{w['table'].pk}/?role=tablet", ana_cookie)
+        assert (await tablet.connect(timeout=TIMEOUT))[0]
+        assert (await tablet.receive_json_from(timeout=TIMEOUT))["type"] == "snapshot"
+        await take_over()
+        assert await close_code(tablet, timeout=3) == consumers.NOT_ALLOWED
+        await tablet.disconnect()
 
     play(scenario)
