@@ -31,7 +31,7 @@ def person(name, role):
 
 
 @pytest.fixture
-def world():
+def world(shift_around_now):
     sup, ana, ben = person("sam", "supervisor"), person("ana", "dealer"), person("ben", "dealer")
     table = make_table()
     table.name = "UTH-1"
