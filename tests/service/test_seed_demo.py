@@ -311,7 +311,9 @@ def test_the_previous_shift_is_the_one_before_the_shift_running_now():
 # --- the shift's relief plan ---------------------------------------------------------------
 
 
-def test_the_floor_shows_the_seeded_shifts_relief_pushes_and_nobody_late(seeded_at):
+def test_the_floor_shows_the_seeded_shifts_relief_pushes_and_nobody_late(seeded_at, shift_around_now):
+    # The shift running now has hours to go (seeded in its last minutes, the plan has no
+    # push still to come: first_relief_push, tested below).
     seed()
     now, cal = timezone.now(), calendar()
     plan = plan_in_force(cal.gaming_day(now), cal.shift(now))
