@@ -157,6 +157,8 @@ class ExportManifest(models.Model):
             "count_sheet", "count_print", "closer_summary", "closer_print",
             # The patron records (docs/patrons.md).
             "mtl", "cash", "ctr", "self_exclusion", "patron_history",
+            # The dealers' hand-overs at relief pushes (collections_fees/handovers.py).
+            "handovers",
         )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]

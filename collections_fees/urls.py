@@ -3,7 +3,7 @@
 
 from django.urls import include, path
 
-from . import count_views, views
+from . import count_views, handovers, views
 
 app_name = "compliance"
 
@@ -19,6 +19,8 @@ urlpatterns = [
         views.drop_count_history,
         name="drop-count-history",
     ),
+    path("handovers/", handovers.handover_log, name="handovers"),
+    path("handovers/export.csv", handovers.handover_export_csv, name="handovers-export"),
     path("exports/", views.export_list, name="exports"),
     path("exports/<uuid:export_id>/manifest.json", views.export_manifest, name="export-manifest"),
     path("boxes/", count_views.boxes, name="boxes"),

@@ -7,6 +7,7 @@
 // server's (tables/floor.py, floor_rows); this page only draws, sorts and filters.
 import { h, money, PHASE, STATUS_TEXT, Socket } from "./live.js";
 import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
+import { reliefLines, askAgainIn } from "./floor/relief.js";
 
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -293,8 +294,38 @@ import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
       `fees today ${money(all.reduce((n, r) => n + r.fees_today, 0))}`;
   }
 
+  // --- the relief panel (tables/relief.py board_message) ----------------------------------
+  // Drawn by the server with the page; then redrawn from each board the socket brings (with
+  // every full floor, and when a plan or a take-over changed it). At the board's
+  // `changes_at` (a push time passing, a dealer turning late) the screen asks for it again.
+  let relief = null;
+  let reliefTimer = null;
+  function drawRelief() {
+    const section = $("relief-board");
+    if (!section || !relief) return;
+    const lines = reliefLines(relief, Date.now());
+    const list = (cls, itemCls, items, attrs = {}) =>
+      (items.length ? h("ul", { class: cls, ...attrs }, ...items.map((text) => h("li", { class: itemCls }, text))) : null);
+    section.replaceChildren(section.querySelector("h2"),
+      lines.planned ? null : h("p", { class: "muted" }, "No relief plan for this shift."),
+      h("ul", { class: "relief-next" }, ...lines.next.map((text) => h("li", { class: "relief-push" }, text))),
+      list("relief-late", "relief-late-dealer", lines.late, { role: "alert" }),
+      list("relief-handovers", "relief-handover", lines.handovers));
+  }
+  function takeRelief(board) {
+    relief = board;
+    drawRelief();
+    clearTimeout(reliefTimer);
+    const wait = askAgainIn(board, Date.now());
+    if (wait !== null) reliefTimer = setTimeout(() => socket.send({ type: "relief" }), wait);
+  }
+  // A late dealer's minutes tick between boards.
+  setInterval(() => { if (relief && relief.late.length) drawRelief(); }, 15000);
+
   function onMessage(msg) {
     if (msg.type === "floor" || msg.type === "rows") msg.rows.forEach(take);
+    if (msg.type === "floor" && msg.relief) takeRelief(msg.relief);
+    if (msg.type === "relief") takeRelief(msg);
   }
 
   function onStatus(s) {
@@ -304,5 +335,5 @@ import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
   }
 
   JSON.parse($("floor-data").textContent).forEach(take);
-  new Socket("/ws/floor/", { onMessage, onStatus });
+  const socket = new Socket("/ws/floor/", { onMessage, onStatus });
 })();

@@ -111,9 +111,13 @@ function showError(code, technical) {
     ? `Ante ${money(limits.ante_min)} to ${money(limits.ante_max)}` + (limits.trips_min || limits.trips_max
       ? `; Trips ${money(limits.trips_min)} to ${money(limits.trips_max)}.` : ".")
     : "";
-  ctx.message = { kind: "error", title: page.errors[code] || page.unknown_error, detail, code, technical, after: outbox.tapCount };
+  // Refused because the right to drive here was lost: said as such, not as a generic refusal.
+  const title = code === "not_authorized" && ctx.status === "not_allowed" ? `Refused, not sent again: ${LOST_RIGHT.toLowerCase()}`
+    : page.errors[code] || page.unknown_error;
+  ctx.message = { kind: "error", title, detail, code, technical, after: outbox.tapCount };
   ctx.render();
 }
+const LOST_RIGHT = "You no longer drive this table";
 ctx.showError = showError;
 
 // --- snapshots and events --------------------------------------------------------------
@@ -151,6 +155,17 @@ function onStatus(s) {
     // (the server failed on it): wait before resending, with the same id (answered once).
     if (outbox.inFlight) outbox.serverFailed(outbox.head, "the connection closed before the answer");
     else outbox.pump();
+  }
+  if (s === "not_allowed" && isTablet) {
+    // This person may no longer drive here (a hand-over, an ended assignment): said at
+    // once, and a tap still waiting gets the server's answer now rather than staying
+    // "sending" for ever (tablet/outbox.js, rightLost).
+    ctx.message = {
+      kind: "error", code: "not_allowed", after: outbox.tapCount, title: LOST_RIGHT,
+      detail: "Another dealer has taken over or your assignment ended: taps from here are refused, not applied, and never sent again. Reload to see your tables",
+    };
+    outbox.rightLost();
+    if (ctx.drawn) ctx.renderMessage();
   }
   ctx.renderStatus();
   if (ctx.drawn) ctx.renderSeats(); // a queued tap's badge says whether it is being sent

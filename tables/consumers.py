@@ -5,8 +5,12 @@ Protocol, server to client (every message a JSON object with a `type`):
   {"type": "snapshot", "snapshot": {...}}          on connect, on request, and when a void request is made or refused
   {"type": "event", "seq": n, "command_type", "result", "snapshot"}  each accepted command
   {"type": "result", "id", "result", "version", "replayed"}         answer to a command
-  floor: {"type": "floor", "rows": [...]} (all tables) and {"type": "rows", "rows": [...]}
-         (the tables that changed in one window, at most one message per window per process)
+  floor: {"type": "floor", "rows": [...], "relief": {...}} (all tables, and the relief
+         panel, tables.relief.board_message) and {"type": "rows", "rows": [...]} (the tables
+         that changed in one window, at most one message per window per process);
+         {"type": "relief", ...} the relief panel, when a plan or a take-over changed it
+Client to server on the floor socket: {"type": "sync"} (a fresh floor), {"type": "relief"}
+(the relief panel again: sent by a screen at the panel's `changes_at`).
 Client to server on a table socket:
   {"type": "command", "command": {... docs/commands.md, with "id" and "version" ...}}
   {"type": "sync"} (send me a fresh snapshot), {"type": "heartbeat"} (tablet presence)
@@ -54,6 +58,7 @@ from . import events, presence, standing as standings
 from .socket_rates import TokenBucket
 from .models import Table
 from .floor import whole_floor
+from .relief import board_message
 from .selectors import table_snapshot
 from .services import CommandOutcome, command_execute
 
@@ -455,6 +460,10 @@ class TableConsumer(_LoggedInConsumer):
         await self.send(text_data=message["texts"][self.audience])
 
 
+def _floor_message() -> dict:
+    return {"type": "floor", "rows": whole_floor(), "relief": board_message()}
+
+
 class FloorConsumer(_LoggedInConsumer):
     """`/ws/floor/`: every table's row, then the rows that changed, batched per window by
     each process's publisher (tables.events.Publisher)."""
@@ -475,7 +484,7 @@ class FloorConsumer(_LoggedInConsumer):
         await self._send_floor()
 
     async def _send_floor(self):
-        await self.send_json({"type": "floor", "rows": await in_db_thread(whole_floor)()})
+        await self.send_json(await in_db_thread(_floor_message)())
 
     async def _refresh(self):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)
@@ -490,8 +499,14 @@ class FloorConsumer(_LoggedInConsumer):
         await self.leave(events.FLOOR_GROUP)
 
     async def receive_json(self, content, **kwargs):
-        if content.get("type") == "sync" and await self.sync_allowed():
+        kind = content.get("type")
+        if kind == "sync" and await self.sync_allowed():
             await self._send_floor()
+        elif kind == "relief" and await self.sync_allowed():
+            await self.send_json(await in_db_thread(board_message)())
+
+    async def floor_relief(self, message):
+        await self.send(text_data=message["text"])  # encoded once by the sending process
 
     async def floor_rows(self, message):
         if time.time() - message["sent_at"] <= FLOOR_BEHIND_SECONDS:

@@ -182,6 +182,33 @@ def floor_row_changed_on_commit(table_id: int) -> None:
     transaction.on_commit(partial(publisher.changed, table_id))
 
 
+@dataclass(frozen=True)
+class ReliefChanged:
+    """The floor's relief panel changed (a plan made, a take-over; tables.relief). `text`
+    is the screens' message {"type": "relief", ...} (tables.relief.board_message), read
+    and encoded once by the sending process."""
+
+    text: str
+    type: str = "floor.relief"  # the consumer method `floor_relief` receives it
+
+
+def relief_changed_on_commit(build) -> None:
+    """Once committed, every floor screen gets the relief panel `build()` makes (passed in
+    by tables.relief, which imports this module)."""
+    transaction.on_commit(partial(_send_relief, build))
+
+
+def _send_relief(build) -> None:
+    if get_channel_layer() is None:
+        return
+    try:
+        publisher.send(FLOOR_GROUP, _message(ReliefChanged(text=encoded(build()))))
+    except Exception:
+        # The plan or hand-over is committed whatever happens here; the screens get the
+        # panel with their next full floor (tables.consumers, every FLOOR_REFRESH_SECONDS).
+        logger.exception("the relief panel could not be sent to the floor")
+
+
 def table_refreshed_on_commit(table_id: int) -> None:
     """What the table's screens show changed outside its command stream (a pending void
     request): each gets the fresh snapshot once committed."""

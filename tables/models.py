@@ -434,7 +434,9 @@ class DealerHandover(models.Model):
                                  related_name="+")
     after_round = models.PositiveIntegerField(help_text="the table's rounds opened before the hand-over")
     table_version = models.PositiveBigIntegerField(help_text="the table's event seq at the hand-over")
-    session = models.CharField(max_length=64, blank=True)
+    # The session as tables.events.session_tag names it, never the key: a record read by the
+    # floor and the regulator must not hand anyone a login.
+    session = models.CharField(max_length=64, blank=True, help_text="the session's tag (events.session_tag)")
     address = models.CharField(max_length=64, blank=True)
     at = models.DateTimeField()
 

@@ -17,7 +17,9 @@ a DealerHandover row (append-only) and an audit entry.
 
 The floor reads `relief_board`: the next pushes ("14:20 ana → UTH-3, ben → break") and
 who is late (an incoming dealer who has not taken over CARDROOM_RELIEF_LATE_MINUTES after
-the push).
+the push). Open floor screens are sent it live (`board_message`, through tables.events):
+when a plan is made, at a take-over, and when a screen asks at the moment the board
+changes by the clock alone (`changes_at`: a push time passing, a dealer turning late).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
 
-from . import events
+from . import events, standing
 from .models import DealerAssignment, DealerHandover, ReliefPlan, ReliefPush, Table
 
 BREAK = "break"
@@ -134,6 +136,7 @@ def relief_plan_make(*, dealers, tables, starts_at: datetime, actor: Actor) -> R
             summary=f"relief plan for {day} {shift}: {names} across {len(table_ids)} tables every {minutes} min"[:200],
             detail={"plan": plan.pk, "dealers": dealer_ids, "tables": table_ids, "starts_at": starts_at.isoformat()},
         )
+        events.relief_changed_on_commit(board_message)
     return plan
 
 
@@ -186,7 +189,13 @@ def handover_take(*, table_id, actor: Actor) -> DealerHandover:
             raise ReliefError("round_in_progress",
                               f"a round is in progress at {table.name}: the dealer there finishes it first")
         outgoing = live.exclude(dealer_id=actor.user_id).order_by("-assigned_at", "-id").first()
+        ended = list(live.exclude(dealer_id=actor.user_id).values_list("dealer_id", flat=True))
         live.exclude(dealer_id=actor.user_id).update(ended_at=now)
+        # A queryset update sends no post_save: the outgoing dealers' standing is announced
+        # here, so once committed their table sockets check again and close (4403) at once,
+        # not at their next command or periodic check (tables.standing). Their refusal
+        # itself never waits for this: can_drive reads the assignments in the transaction.
+        standing.changed(ended)
         DealerAssignment.objects.get_or_create(
             dealer_id=actor.user_id, table=table, gaming_day=day, shift=shift, ended_at=None,
             defaults={"assigned_by_id": push.plan.made_by_id, "assigned_at": now},
@@ -195,7 +204,7 @@ def handover_take(*, table_id, actor: Actor) -> DealerHandover:
         handover = DealerHandover.objects.create(
             table=table, gaming_day=day, shift=shift, push=push, incoming_id=actor.user_id,
             outgoing_id=outgoing.dealer_id if outgoing else None, after_round=rounds, table_version=table.version,
-            session=actor.session, address=actor.address, at=now,
+            session=events.session_tag(actor.session) if actor.session else "", address=actor.address, at=now,
         )
         was = f" from {outgoing.dealer.get_username()}" if outgoing else ""
         audit_record(
@@ -207,6 +216,7 @@ def handover_take(*, table_id, actor: Actor) -> DealerHandover:
         # The floor's tile follows once committed (through the channel layer; the refusal
         # of the outgoing dealer does not wait for it).
         events.floor_row_changed_on_commit(table.pk)
+        events.relief_changed_on_commit(board_message)
     return handover
 
 
@@ -251,6 +261,42 @@ def relief_board(now: datetime | None = None) -> dict:
         "late": sorted(late, key=lambda item: (item.at, item.dealer)),
         "handovers": list(handovers[:20]),
         "planned": bool(pushes),
+    }
+
+
+def _local(at: datetime) -> str:
+    return timezone.localtime(at).strftime("%H:%M")
+
+
+def board_message(now: datetime | None = None) -> dict:
+    """The relief panel as the floor's screens are sent it ({"type": "relief", ...}),
+    JSON-ready: the times also given as the cardroom's local clock ("14:20"), which is
+    what the panel shows (static/floor/relief.js draws it). `changes_at` is the next moment
+    the board changes by the clock alone (a push time passes and leaves "next"; an
+    incoming dealer turns late), or null: a screen asks again then."""
+    now = now or timezone.now()
+    board = relief_board(now)
+    grace = timedelta(minutes=settings.CARDROOM_RELIEF_LATE_MINUTES)
+    moments = [push["at"] for push in board["next"]]
+    cal = calendar()
+    live = set(DealerAssignment.objects.filter(gaming_day=cal.gaming_day(now), shift=cal.shift(now),
+                                               ended_at__isnull=True).values_list("dealer_id", "table_id"))
+    moments += [push.at + grace for push in _pushes_now(now).filter(at__lte=now, at__gt=now - grace,
+                                                                       table__isnull=False)
+                if (push.dealer_id, push.table_id) not in live]
+    future = [moment for moment in moments if moment > now]
+    return {
+        "type": "relief",
+        "planned": board["planned"],
+        "next": [{"at": push["at"].isoformat(), "time": _local(push["at"]), "moves": push["moves"]}
+                 for push in board["next"]],
+        "late": [{"dealer": late.dealer, "table": late.table, "at": late.at.isoformat(), "time": _local(late.at)}
+                 for late in board["late"]],
+        "handovers": [{"at": h.at.isoformat(), "time": _local(h.at), "table": h.table.name,
+                       "incoming": h.incoming.get_username(),
+                       "outgoing": h.outgoing.get_username() if h.outgoing else None, "after_round": h.after_round}
+                      for h in board["handovers"][:3]],
+        "changes_at": min(future).isoformat() if future else None,
     }
 
 

@@ -98,3 +98,27 @@ def witness_dir(settings):
     settings.CARDROOM_WITNESS_DIR = Path(tempfile.mkdtemp(prefix="test-", dir=os.environ["CARDROOM_WITNESS_DIR"]))
     yield settings.CARDROOM_WITNESS_DIR
     witness.close()
+
+
+@pytest.fixture
+def shift_around_now(settings):
+    """The house's shifts (a setting) laid out so the one running now began an hour ago and
+    has seven hours to go. A test that plans reliefs "now" and expects the next push inside
+    the same shift then passes whatever the hour the suite runs at: with the house's own
+    shifts, a run in a shift's last minutes finds no next push, and one in its first
+    seconds puts a push half a minute back into the shift before. Only the calendar moves:
+    the clock, the database's and Redis's included, is the real one."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+
+    began = timezone.localtime(timezone.now() - timedelta(hours=1))
+    clocks = [(began + timedelta(hours=8 * n)).strftime("%H:%M") for n in range(3)]
+    settings.CARDROOM_GAMING_DAY_START = clocks[0]
+    settings.CARDROOM_SHIFTS = list(zip(("day", "swing", "grave"), clocks))
+    cal, now = calendar(), timezone.now()
+    start, end = cal.shift_bounds(cal.gaming_day(now), cal.shift(now))
+    assert timedelta(minutes=59) <= now - start and end - now >= timedelta(hours=6), (start, now, end)
+    return start, end

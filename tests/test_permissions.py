@@ -96,6 +96,8 @@ MATRIX = {
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
     "compliance/rotation/offered/": ("get", READERS),
+    "compliance/handovers/": ("get", READERS),
+    "compliance/handovers/export.csv": ("get", READERS),
     # The count pages: readers see them (the count team and managers too: tests/counts).
     "compliance/boxes/": ("get", READERS),
     "compliance/count/": ("get", READERS),

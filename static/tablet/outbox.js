@@ -86,6 +86,18 @@ export class Outbox {
     this.timers.setTimeout(() => this.pump(), OFFLINE_RETRY_MS);
   }
 
+  // The socket was closed because this person may no longer drive here (4403: a hand-over
+  // to another dealer, an ended assignment). The server closes it before running a tap it
+  // had not answered, so the tap in flight was not applied: it goes again at once, with
+  // the same id, over HTTP (the socket is gone), where the command service answers it,
+  // refused and recorded, instead of it waiting for an answer that never comes. Under
+  // this login only: a tap of another person's is dropped by pump(), never sent.
+  rightLost() {
+    this.inFlight = null;
+    if (this.retryTimer) { this.timers.clearTimeout(this.retryTimer); this.retryTimer = null; }
+    this.pump();
+  }
+
   // The server failed on a tap (an error, not a refusal: nothing was applied). The tap
   // stays first and is sent again, with the same id, after a growing wait.
   serverFailed(entry, why) {

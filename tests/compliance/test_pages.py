@@ -24,6 +24,8 @@ PAGES = [
     "/compliance/collections/drop-counts/1/2026-03-02/",
     "/compliance/rotation/",
     "/compliance/rotation/export.csv",
+    "/compliance/handovers/",
+    "/compliance/handovers/export.csv",
     "/compliance/rounds/",
     "/compliance/rounds/export.csv",
     "/compliance/rounds/1/",

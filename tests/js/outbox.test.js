@@ -207,3 +207,40 @@ test("no answer at all (offline): the tap is tried again shortly", () => {
   timers.runAll();
   assert.deepEqual(sent, [a.id, a.id]);
 });
+
+test("a tap in flight when the right is lost (4403) goes again at once, same id, and leaves once answered", () => {
+  const { outbox, sent, timers, answers } = makeOutbox();
+  const a = outbox.add({ type: "open_round", bank: 1000 }, 0);
+  const b = outbox.add({ type: "sit", seat: 2, player: "p2" }, 0);
+  outbox.pump();
+  assert.deepEqual(sent, [a.id]);
+  outbox.rightLost();
+  assert.deepEqual(sent, [a.id, a.id]); // not left in flight forever: sent again now, no timer
+  assert.deepEqual(timers.waits, []);
+  outbox.answered(refused(a.id, 0, "not_authorized"));
+  assert.deepEqual(answers, [[a.id, false]]);
+  assert.deepEqual(sent, [a.id, a.id, b.id]); // the next one gets its own answer too
+  outbox.answered(refused(b.id, 0, "not_authorized"));
+  assert.equal(outbox.length, 0);
+});
+
+test("when the right is lost during a wait after a server failure, the tap goes now rather than after the wait", () => {
+  const { outbox, sent, timers } = makeOutbox();
+  const a = outbox.add({ type: "open_round", bank: 1000 }, 0);
+  outbox.pump();
+  outbox.serverFailed(a, "HTTP 500");
+  assert.equal(timers.waits.length, 1);
+  outbox.rightLost();
+  assert.deepEqual(sent, [a.id, a.id]);
+  assert.deepEqual(timers.waits, []);
+});
+
+test("a tap kept under another login is dropped when the right is lost, never sent", () => {
+  const storage = memoryStorage();
+  const { outbox: dans } = makeOutbox({ storage, user: 7 });
+  dans.add({ type: "open_round", bank: 1000 }, 0);
+  const { outbox: beas, sent } = makeOutbox({ storage, user: 8 });
+  beas.rightLost();
+  assert.deepEqual(sent, []);
+  assert.equal(beas.length, 0);
+});

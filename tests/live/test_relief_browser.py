@@ -9,7 +9,7 @@ from django.utils import timezone
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
-from tables.relief import relief_plan_make
+from tables.relief import handover_take, relief_plan_make
 from tables.services import command_execute, table_create
 from tests.engine.helpers import seated_with_pd
 
@@ -66,11 +66,10 @@ def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_de
     handover = DealerHandover.objects.get()
     assert (handover.incoming.username, handover.outgoing.username, handover.after_round) == ("bea", "dan", 0)
 
-    # Dan's tablet is still open. Its socket re-checks his assignment every few seconds
-    # (tables.consumers.SESSION_CHECK_SECONDS) and closes, "no longer allowed"; his tap
-    # then goes over HTTP, and the command service refuses it in its transaction. (A tap
-    # sent before that check is refused too: the socket checks before every command and
-    # closes without running it.)
+    # Dan's tablet is still open. The take-over announces his standing changed
+    # (tables.standing): his socket checks again at once and closes, "no longer allowed",
+    # before its periodic check (SESSION_CHECK_SECONDS, 5); his tap then goes over HTTP,
+    # and the command service refuses it in its transaction.
     expect(dan.locator("#status")).to_have_attribute("data-state", "not_allowed", timeout=15000)
     before = TableEvent.objects.filter(table=table).count()
     dan.fill("input[name=bank]", "1000")
@@ -85,7 +84,8 @@ def test_a_relief_plan_pushes_a_second_dealer_on_between_rounds_and_the_first_de
     expect(bea.get_by_text("Take the wagers at each seat")).to_be_visible()
     assert TableEvent.objects.filter(table=table).latest("seq").actor == "bea"
 
-    sam.reload()
+    # Sam's floor has stayed open since before the take-over: its relief panel shows the
+    # hand-over without a reload (the board comes over the floor's socket).
     expect(sam.locator("#relief-board .relief-handover")).to_contain_text("bea took over UTH-1 from dan after round 0")
     sam.screenshot(path=ARTIFACTS / "relief-floor.png", full_page=True)
     assert dan.errors == [] and bea.errors == []
@@ -140,3 +140,39 @@ def test_a_tap_queued_under_the_first_dealer_is_never_sent_under_the_incoming_de
     assert not RejectedCommand.objects.filter(table=table).exists()
     assert bea.evaluate(f"localStorage.getItem('{key}')") is None
     assert bea.errors == []
+
+
+def test_a_tap_in_flight_at_the_hand_over_is_answered_refused_not_left_sending(daphne, table, browsers):  # noqa: F811
+    """Dan taps just before the take-over and his tablet's socket closes (4403) before
+    answering it (the tap is held on its way here, as a slow network would). The tap is not
+    left "sending": the tablet says he no longer drives the table and the server's
+    refusal comes back; nothing is applied, and nothing is sent under Bea's login."""
+    relief_plan_make(dealers=[User.objects.get(username="bea").pk, User.objects.get(username="dan").pk],
+                     tables=[table.pk], starts_at=timezone.now(), actor=Actor.of(User.objects.get(username="sam")))
+    held = []
+
+    def slow_taps(ws):
+        server = ws.connect_to_server()
+        # Everything reaches the server but the taps, which stay in flight.
+        ws.on_message(lambda message: held.append(message) if '"command"' in str(message) else server.send(message))
+
+    context = browsers()
+    context.route_web_socket(lambda url: "/ws/tables/" in url, slow_taps)
+    dan = log_in(context, daphne.url, "dan", "pw-dan", f"/tables/{table.pk}/tablet/")
+    expect(dan.locator("#status")).to_have_attribute("data-state", "open")
+    dan.fill("input[name=bank]", "1000")
+    dan.click("button:has-text('Open round')")
+    expect(dan.locator("#status")).to_have_attribute("data-queued", "1")
+    dan.wait_for_timeout(300)
+    assert len(held) == 1
+
+    handover_take(table_id=table.pk, actor=Actor.of(User.objects.get(username="bea")))
+    expect(dan.locator("#status")).to_have_attribute("data-state", "not_allowed", timeout=15000)
+    message = dan.locator("#message[data-code='not_authorized']")
+    expect(message).to_be_visible(timeout=15000)
+    expect(message).to_contain_text("no longer drive this table")
+    expect(dan.locator("#status")).to_have_attribute("data-queued", "0")
+    assert not TableEvent.objects.filter(table=table, command_type="open_round").exists()
+    refused = RejectedCommand.objects.get(table=table, code="not_authorized")
+    assert refused.actor == "dan"
+    assert dan.errors == []

@@ -2,6 +2,7 @@
 push (never in the middle of a round), the outgoing dealer refused from the hand-over on,
 the hand-over record, and the floor's panel of next pushes and late dealers."""
 
+import importlib
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from django.utils import timezone
 from cardroom.access import Actor, can_drive
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
+from tables.events import session_tag
 from tables.models import DealerAssignment, DealerHandover, ReliefPlan, ReliefPush
 from tables.relief import (
     BREAK,
@@ -145,7 +147,8 @@ def test_the_incoming_dealer_is_refused_mid_round_and_takes_over_once_it_is_sett
     table.refresh_from_db()
     handover = handover_take(table_id=table.pk, actor=Actor.of(ben, session="s-ben", address="10.0.0.2"))
     assert (handover.incoming, handover.outgoing, handover.after_round) == (ben, ana, table.state["rounds_opened"])
-    assert handover.table_version == table.version and (handover.session, handover.address) == ("s-ben", "10.0.0.2")
+    assert handover.table_version == table.version
+    assert (handover.session, handover.address) == (session_tag("s-ben"), "10.0.0.2")
     # From the hand-over: Ana's tap is refused, Ben's accepted.
     assert run_as(ana, table, {"type": "sit", "seat": 3, "player": "P-3"})[0]["error"]["code"] == "not_authorized"
     assert run_as(ben, table, {"type": "sit", "seat": 3, "player": "P-3"})[0]["ok"] is True
@@ -266,6 +269,51 @@ def test_the_dealers_page_takes_over_and_opens_the_tablet(floor, client):
     taken = client.post("/relief/", {"table": floor["table"].pk})
     assert taken.status_code == 302 and taken["Location"] == f"/tables/{floor['table'].pk}/tablet/"
     assert client.get(taken["Location"]).status_code == 200
+
+
+def test_a_handover_names_its_session_by_tag_never_by_the_key(floor, client):
+    """The session key is a login: the hand-over record (read by the floor, exported to the
+    regulator) keeps only its tag, the one the sockets' messages use."""
+    plan(floor, ["ben", "ana"], ["table"])
+    client.force_login(floor["ben"])
+    key = client.session.session_key
+    assert client.post("/relief/", {"table": floor["table"].pk}).status_code == 302
+    (row,) = DealerHandover.objects.values()
+    assert row["session"] == session_tag(key)
+    assert not [name for name, value in row.items() if key in str(value)]
+
+
+def test_the_migration_turns_the_keys_already_recorded_into_tags_and_keeps_the_table_append_only(floor):
+    """Hand-overs recorded before tables 0018 held the key: its data migration rewrites
+    them (as the owner, the update trigger off for that alone) and leaves the rest as it was."""
+    from django.apps import apps
+    from django.db import connection
+
+    from tests.db_access import as_owner, assert_refused_to_both
+
+    migration = importlib.import_module("tables.migrations.0018_handover_session_tag")
+    plan(floor, ["ben", "ana"], ["table"])
+    made = handover_take(table_id=floor["table"].pk, actor=Actor.of(floor["ben"]))
+    # A row as the old code wrote it: the raw key (a new row: the table takes no updates).
+    key = "k3y0fasess1onthatwasst0redclear7"
+    old = DealerHandover.objects.create(
+        table=made.table, gaming_day=made.gaming_day, shift=made.shift, push=made.push, incoming=made.incoming,
+        outgoing=made.outgoing, after_round=made.after_round, table_version=made.table_version,
+        session=key, address="10.0.0.7", at=made.at)
+    blank = DealerHandover.objects.create(
+        table=made.table, gaming_day=made.gaming_day, shift=made.shift, incoming=made.incoming,
+        after_round=0, table_version=0, session="", at=made.at)
+    with as_owner(), connection.schema_editor() as editor:
+        # The rows above were inserted in this test's transaction; a migration starts its
+        # own, with no foreign-key checks still waiting, which ALTER TABLE needs.
+        editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        migration.tag_sessions(apps, editor)
+    old.refresh_from_db()
+    assert (old.session, old.address) == (session_tag(key), "10.0.0.7")
+    assert DealerHandover.objects.get(pk=blank.pk).session == ""
+    assert not DealerHandover.objects.filter(session__contains=key).exists()
+    # The trigger is on again: the owner's UPDATE is refused as before.
+    assert_refused_to_both(lambda: DealerHandover.objects.filter(pk=old.pk).update(address="x"))
 
 
 def test_a_plan_for_a_shift_that_is_over_or_without_a_zone_is_refused(floor):

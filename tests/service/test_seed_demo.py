@@ -28,14 +28,17 @@ from collections_fees.models import (
     ShiftClose,
 )
 from rounds.models import Round, Wager
+from tables.management.commands.seed_demo import first_relief_push
 from tables.models import (
     ChainCheckpoint,
     DealerAssignment,
     RejectedCommand,
+    ReliefPlan,
     Table,
     TableConfig,
     TableEvent,
 )
+from tables.relief import plan_in_force, relief_board
 from tables.services import command_execute
 from tests.compliance.ledger import Clock
 from tests.counts.play import pieces
@@ -174,6 +177,7 @@ def footprint() -> dict:
     models = (
         Table, TableEvent, TableConfig, RejectedCommand, ChainCheckpoint, Round, Wager, CollectionEntry,
         JackpotEntry, JackpotMeter, DropBox, BoxPlacement, DealerAssignment, User, AuditEntry, ShiftClose,
+        ReliefPlan,
     )
     return {
         "rows": {model.__name__: model.objects.count() for model in models},
@@ -302,3 +306,39 @@ def test_the_previous_shift_is_the_one_before_the_shift_running_now():
         expected_day = day if names.index(name) > 0 else day - timedelta(days=1)
         assert cal.previous_shift(start) == (expected_day, before), name
         assert cal.shift_bounds(*cal.previous_shift(start))[1] <= start
+
+
+# --- the shift's relief plan ---------------------------------------------------------------
+
+
+def test_the_floor_shows_the_seeded_shifts_relief_pushes_and_nobody_late(seeded_at, shift_around_now):
+    # The shift running now has hours to go (seeded in its last minutes, the plan has no
+    # push still to come: first_relief_push, tested below).
+    seed()
+    now, cal = timezone.now(), calendar()
+    plan = plan_in_force(cal.gaming_day(now), cal.shift(now))
+    assert plan is not None and plan.made_by.username == "supervisor"
+    board = relief_board(now)
+    assert board["planned"] and board["late"] == []
+    moves = {move["dealer"]: move["to"] for move in board["next"][0]["moves"]}
+    tables = set(Table.objects.filter(name__in=["Demo UTH-1", "Demo UTH-2", "Demo UTH-3"]).values_list("name", flat=True))
+    # Every planned table gets a dealer at the push; the one dealer left over goes to a break.
+    assert sorted(t for t in moves.values() if t != "break") == sorted(tables)
+    assert set(moves) == {"dealer", "dealer2", "dealer3", "dealer4"} and list(moves.values()).count("break") == 1
+    supervisor = Client()
+    supervisor.force_login(User.objects.get(username="supervisor"))
+    page = supervisor.get("/floor/").content.decode()
+    assert page.count('class="relief-push"') == len(board["next"]) >= 1
+    # Seeding again makes no second plan.
+    seed()
+    assert ReliefPlan.objects.filter(gaming_day=plan.gaming_day, shift=plan.shift).count() == 1
+
+
+def test_the_seeded_first_push_is_a_whole_mark_still_to_come_inside_the_shift():
+    now = timezone.now().replace(hour=10, minute=2, second=7, microsecond=0)
+    assert first_relief_push(now, now + timedelta(hours=4)) == now.replace(minute=5, second=0)
+    # Exactly on a mark: the next one, so the push is still to come.
+    on_mark = now.replace(minute=10, second=0)
+    assert first_relief_push(on_mark, on_mark + timedelta(hours=1)) == on_mark + timedelta(minutes=5)
+    # The shift ends before the next mark: the plan starts now, inside its shift.
+    assert first_relief_push(now, now + timedelta(minutes=1)) == now

@@ -7,6 +7,9 @@
   placed and rounds dealt at times inside that shift, so the count team can open its
   count sheet at once and find boxes with what the logs expect in them.
 * Demo logins, one per role, with the demo dealer assigned to every table for today.
+* A relief plan for the shift running now (tables.relief): the demo dealers rotate over the
+  first RELIEF_TABLES tables from the next RELIEF_ALIGN_MINUTES mark, so the floor's relief
+  panel shows the next pushes, and a relief dealer can take over a table at their push.
 
 Everything goes through the services a floor uses (the command service, the table
 configuration, the drop boxes), as the system actor `seed_demo`: a system process is
@@ -36,6 +39,7 @@ from collections_fees.models import DropBox, JackpotMeter
 from rounds.engine.view import table_view
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
+from tables.relief import plan_in_force, relief_plan_make
 from tables.services import command_execute, table_create
 
 SEED = "seed_demo"  # the system actor every seeded action is recorded under
@@ -101,6 +105,10 @@ DEMO_TABLES = {
 # every shift of the gaming day it is seeded on (run seed_demo again on another day).
 DEMO_USERS = {
     "dealer": ("dealer-demo", "dealer"),
+    # Relief dealers: the shift's relief plan rotates them with `dealer` (seed_relief_plan).
+    "dealer2": ("dealer2-demo", "dealer"),
+    "dealer3": ("dealer3-demo", "dealer"),
+    "dealer4": ("dealer4-demo", "dealer"),
     "supervisor": ("supervisor-demo", "supervisor"),
     "supervisor2": ("supervisor2-demo", "supervisor"),  # a second person, to approve voids
     "compliance": ("compliance-demo", "compliance"),
@@ -241,6 +249,38 @@ def assign_demo_dealer(tables: list[Table]) -> None:
             )
 
 
+# The relief plan seeded for the shift running now: these dealers, in rotation order, over
+# the first RELIEF_TABLES demo tables (one more dealer than tables: one is on a break at
+# each push), from the next whole RELIEF_ALIGN_MINUTES after seeding.
+RELIEF_DEALERS = ("dealer", "dealer2", "dealer3", "dealer4")
+RELIEF_TABLES = 3
+RELIEF_ALIGN_MINUTES = 5
+
+
+def first_relief_push(now: datetime, shift_end: datetime) -> datetime:
+    """The next whole RELIEF_ALIGN_MINUTES mark after `now` (a push still to come, so the
+    panel shows it and nobody is late on a fresh floor), or `now` itself when the shift
+    ends before that mark (the plan must start inside the shift it is for)."""
+    step = RELIEF_ALIGN_MINUTES * 60
+    mark = datetime.fromtimestamp((int(now.timestamp()) // step + 1) * step, tz=now.tzinfo)
+    return mark if mark < shift_end else now
+
+
+def seed_relief_plan(tables: list[Table]) -> None:
+    """The shift's relief plan, made by the demo supervisor through tables.relief (a plan
+    names the person who made it), unless the shift already has one (seeding again
+    changes nothing)."""
+    cal, now = calendar(), timezone.now()
+    day, shift = cal.gaming_day(now), cal.shift(now)
+    if plan_in_force(day, shift) is not None:
+        return
+    people = get_user_model().objects.filter(username__in=(*RELIEF_DEALERS, "supervisor")).in_bulk(field_name="username")
+    _, shift_end = cal.shift_bounds(day, shift)
+    relief_plan_make(dealers=[people[name].pk for name in RELIEF_DEALERS],
+                     tables=[table.pk for table in tables[:RELIEF_TABLES]],
+                     starts_at=first_relief_push(now, shift_end), actor=Actor.of(people["supervisor"]))
+
+
 def _box(identifier: str, kind: str, table: Table, at: datetime | None) -> DropBox:
     found = DropBox.objects.filter(identifier=identifier).first()
     return found or counts.box_register(identifier=identifier, kind=kind, table_id=table.pk, actor=Actor.system(SEED), at=at)
@@ -273,13 +313,14 @@ class Command(BaseCommand):
         tables = [past.table(name, *spec) for name, spec in DEMO_TABLES.items()]
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
+        seed_relief_plan(tables)
         for table in tables:
             place_boxes(table)
         publisher.drain()
         self.stdout.write("Demo floor ready:")
         for table in tables:
             self.stdout.write(f"  {table.name} (id {table.pk}): tablet /tables/{table.pk}/tablet/  live /tables/{table.pk}/")
-        self.stdout.write("  floor dashboard: /floor/")
+        self.stdout.write("  floor dashboard: /floor/ (the shift's relief plan: /floor/relief/; a dealer's pushes: /relief/)")
         self.stdout.write(
             f"  count the {past.shift} shift of {past.gaming_day} (played, ready to count): "
             f"/compliance/count/{past.gaming_day}/{past.shift}/"
