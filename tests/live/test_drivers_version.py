@@ -93,7 +93,8 @@ def test_the_counter_alone_refuses_the_next_command_with_the_announcement_off(mo
 @pytest.mark.slow
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
-def test_an_ended_assignment_refuses_the_next_command_with_redis_down(served, redis_server):  # noqa: F811
+@pytest.mark.parametrize("change", ["assignment_ended", "relief_hand_over"])
+def test_the_next_command_is_refused_with_redis_down(served, redis_server, change):  # noqa: F811
     """A real Daphne process: the change is made here, in another process, while Redis is
     down, so nothing can announce it to the socket; the table row's counter tells."""
     table = make_table()
@@ -102,7 +103,10 @@ def test_an_ended_assignment_refuses_the_next_command_with_redis_down(served, re
     cookie = login(assignment.dealer)
     url = f"ws://127.0.0.1:{served.port}/ws/tables/{table.pk}/?role=tablet"
     headers = {"Cookie": f"sessionid={cookie}", "Origin": served.url}
-    end = sync_to_async(lambda: DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now()))
+    if change == "assignment_ended":  # raw: no signal at all
+        end = sync_to_async(lambda: DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now()))
+    else:
+        end = sync_to_async(lambda: hand_over(table, assignment.dealer))
 
     async def command(ws, body):
         await ws.send(json.dumps({"type": "command", "command": body}))

@@ -3,6 +3,7 @@
 (tables/migrations/0018), compared under the table lock with what the socket's actor
 holds (cardroom.access.DriveGrant), together with the gaming day and shift."""
 
+from contextlib import nullcontext
 from datetime import timedelta
 
 import pytest
@@ -62,7 +63,7 @@ def assignment_queries(captured) -> int:
 # --- the counter ----------------------------------------------------------------------------
 
 def test_every_change_of_a_tables_assignments_moves_its_counter_and_no_other(floor):
-    table, other, sup, ana = floor["table"], floor["other"], floor["sup"], floor["ana"]
+    table, other, sup = floor["table"], floor["other"], floor["sup"]
     start, elsewhere = drivers_version(table), drivers_version(other)
     assert start >= 1  # the fixture's assignment moved it already
     ben = person("ben", "dealer")
@@ -81,7 +82,6 @@ def test_every_change_of_a_tables_assignments_moves_its_counter_and_no_other(flo
     # An assignment moved to another table moves both counters.
     DealerAssignment.objects.filter(pk=floor["assignment"].pk).update(table=other)
     assert (drivers_version(table), drivers_version(other)) == (start + 5, elsewhere + 1)
-    assert ana.pk  # (the dealer of the moved assignment)
 
 
 def test_only_the_assignment_trigger_moves_the_counter(floor):
@@ -89,8 +89,8 @@ def test_only_the_assignment_trigger_moves_the_counter(floor):
     that changes it is refused, to the app and to the owner alike, and changes nothing."""
     table = floor["table"]
     before = drivers_version(table)
-    raise_it = lambda: Table.objects.filter(pk=table.pk).update(drivers_version=F("drivers_version") + 1)  # noqa: E731
-    for role in (transaction.atomic, as_owner):
+    raise_it = lambda: Table.objects.filter(pk=table.pk).update(drivers_version=F("drivers_version") + 1)
+    for role in (nullcontext, as_owner):  # the served app role, then the tables' owner
         with pytest.raises(ProgrammingError, match="moves only with its dealer assignments"), role(), \
                 transaction.atomic():
             raise_it()
@@ -144,14 +144,13 @@ def test_an_ended_assignment_refuses_the_next_command_at_once(floor, how):
 
 
 def test_a_new_assignment_lets_a_refused_dealer_drive_at_once(floor):
-    table, other, ana = floor["table"], floor["other"], floor["ana"]
+    other, ana = floor["other"], floor["ana"]
     actor = socket_actor(ana)
     assert command_execute(table_id=other.pk, command=sit(1), actor=actor).code == "not_authorized"
     a = floor["assignment"]
     DealerAssignment.objects.create(dealer=ana, table=other, gaming_day=a.gaming_day, shift=a.shift,
                                     assigned_by=floor["sup"], assigned_at=timezone.now())
     assert command_execute(table_id=other.pk, command=sit(1), actor=actor).ok
-    assert table.pk != other.pk
 
 
 def test_a_relief_hand_over_refuses_the_outgoing_dealers_next_command(floor):
