@@ -115,6 +115,10 @@ def parse_args(argv):
     parser.add_argument("--time-limit", type=float, help="seconds for the whole run; later scenarios are skipped")
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--json", help="also write the results here, as JSON")
+    parser.add_argument("--tablet-role", choices=("supervisor", "dealer"), default="supervisor",
+                        help="who logs in at each tablet: a supervisor (drives every table), or a dealer assigned to "
+                             "that table for the current gaming day and shift (the command service checks the "
+                             "assignment, as in the cardroom)")
     args = parser.parse_args(argv)
     quick = args.quick
     defaults = {
@@ -290,6 +294,24 @@ def login_cookies(prefix: str, count: int, role: str) -> list[str]:
         client.force_login(user)
         cookies.append(client.cookies["sessionid"].value)
     return cookies
+
+
+def assign_tablets(prefix: str, table_ids: list[int]) -> None:
+    """Tablet k's dealer assigned to table k for the current gaming day and shift (a run
+    that crosses a shift's end sees them refused from then on, as the cardroom would)."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+    from tables.models import DealerAssignment
+
+    now, cal = timezone.now(), calendar()
+    supervisor, _ = get_user_model().objects.get_or_create(username=f"{prefix}-assigner")
+    for k, table_id in enumerate(table_ids):
+        DealerAssignment.objects.get_or_create(
+            dealer=get_user_model().objects.get(username=f"{prefix}-{k}"), table_id=table_id,
+            gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at=None,
+            defaults={"assigned_by": supervisor, "assigned_at": now})
 
 
 RAW_SETUP = """
@@ -999,10 +1021,13 @@ def run(args, services, tmp: str) -> dict:
 
     print(services.summary)
     table_ids = create_floor(args.tables)
-    tablet_cookies = login_cookies("e2e-tablet", args.tables, "supervisor")
+    tablet_cookies = login_cookies("e2e-tablet", args.tables, args.tablet_role)
+    if args.tablet_role == "dealer":
+        assign_tablets("e2e-tablet", table_ids)
     screen_cookies = login_cookies("e2e-screen", args.screens, "supervisor")
     raw_state = create_raw_tables(args.tables)
-    print(f"{args.tables} tables, {args.tables + args.screens} logins ready in {time.monotonic() - started:.1f}s")
+    print(f"{args.tables} tables, {args.tables + args.screens} logins ready (tablets: {args.tablet_role}) "
+          f"in {time.monotonic() - started:.1f}s")
     dsn = os.environ["DATABASE_URL"]
     postmaster = int((services.postgres.cluster.data / "postmaster.pid").read_text().split()[0])
     env = {
@@ -1037,7 +1062,7 @@ def run(args, services, tmp: str) -> dict:
           "compare runs on the same machine, and the ratios to the baselines measured alongside.")
     return {"results": results, "knees": {str(k): v for k, v in knees.items()}, "connect_ms": connect_ms,
             "idle_cpu_per_s": {str(k): v for k, v in idle.items()},
-            "tables": args.tables, "screens": args.screens}
+            "tables": args.tables, "screens": args.screens, "tablet_role": args.tablet_role}
 
 
 async def connect_cost(dsn: str) -> float:

@@ -10,7 +10,8 @@ seeding) act as `system`.
 """
 
 import inspect
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field, replace
 from functools import wraps
 
 from asgiref.sync import sync_to_async
@@ -33,6 +34,9 @@ class Actor:
     user_id: int | None = None
     session: str = ""  # the session key or device of the request
     address: str = ""  # the client's IP address
+    # A socket's actors share what they found about driving tables (from_scope): the next
+    # command of the socket then needs no assignment query while it still holds.
+    grant: "DriveGrant | None" = field(default=None, compare=False, repr=False)
 
     @classmethod
     def system(cls, name: str) -> "Actor":
@@ -54,9 +58,14 @@ class Actor:
 
     @classmethod
     def from_scope(cls, scope) -> "Actor":
+        """The person behind a socket. Every actor made for one socket (at connect, at each
+        re-check of its standing) shares the socket's DriveGrant, kept in its scope: it is
+        keyed by everything that decides the answer, so a re-check loses nothing by it."""
         session = scope.get("session")
         client = scope.get("client") or ("", 0)
-        return cls.of(scope["user"], session=getattr(session, "session_key", "") or "", address=client[0] or "")
+        actor = cls.of(scope["user"], session=getattr(session, "session_key", "") or "", address=client[0] or "")
+        grant = scope.setdefault(DriveGrant.SCOPE_KEY, DriveGrant())
+        return replace(actor, grant=grant)
 
     @property
     def is_system(self) -> bool:
@@ -98,6 +107,55 @@ def can_drive(actor: Actor, table_id: int) -> bool:
     return dealer_assigned_now(user_id=actor.user_id, table_id=table_id)
 
 
+class DriveGrant:
+    """What a socket found the last time it asked whether its dealer may drive a table:
+    the answer, and what it was found for: the user, the table, the table's
+    `drivers_version` and the gaming day and shift.
+
+    The counter is moved by the database on every change of the table's assignments
+    (tables/migrations/0018), and the shift follows the clock, so while all of them match
+    the answer stands without asking the assignments again: an ended assignment, a
+    relief hand-over or a new shift each makes the next command ask, with no signal, no
+    channel layer and no write of its own (Redis may be down)."""
+
+    SCOPE_KEY = "cardroom.drive_grant"
+
+    def __init__(self):
+        self._lock = threading.Lock()  # a socket's commands and its periodic check run in worker threads
+        self._held: tuple[tuple, bool] | None = None  # (key, answer): a socket drives one table
+
+    def answer(self, key: tuple) -> bool | None:
+        with self._lock:
+            held = self._held
+        return held[1] if held is not None and held[0] == key else None
+
+    def hold(self, key: tuple, answer: bool) -> None:
+        with self._lock:
+            self._held = (key, answer)
+
+
+def can_drive_row(actor: Actor, table) -> bool:
+    """can_drive, for the command service, on the table's row as it locked it: a dealer's
+    answer is kept by the actor's DriveGrant (a socket's) for the row's `drivers_version`
+    and the current gaming day and shift, and asked of the assignments again only when
+    one of them moved. Locked, the row's counter is the one that decides: an assignment
+    change either committed before the lock (the counter moved) or waits for it."""
+    if actor.role != "dealer" or actor.user_id is None or actor.grant is None:
+        return can_drive(actor, table.pk)
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+
+    now, cal = timezone.now(), calendar()
+    day, shift = cal.gaming_day(now), cal.shift(now)
+    key = (actor.user_id, table.pk, table.drivers_version, day, shift)
+    answer = actor.grant.answer(key)
+    if answer is None:
+        answer = _assignments(actor.user_id, day, shift).filter(table_id=table.pk).exists()
+        actor.grant.hold(key, answer)
+    return answer
+
+
 def tables_drivable(actor: Actor, table_ids: set[int]) -> set[int]:
     """The tables of `table_ids` this actor may drive now: can_drive for many tables, in
     one query for a dealer (the home page's links)."""
@@ -125,17 +183,21 @@ def tables_assigned_now(user_id: int) -> set[int]:
 
 
 def _assignments_now(user_id: int):
-    from django.apps import apps
     from django.utils import timezone
 
     from cardroom.gaming_day import calendar
 
+    now, cal = timezone.now(), calendar()
+    return _assignments(user_id, cal.gaming_day(now), cal.shift(now))
+
+
+def _assignments(user_id: int, day, shift: str):
+    """The dealer's live assignments of one gaming day and shift."""
+    from django.apps import apps
+
     # By label: the kernel sits below the tables app that keeps the assignments.
     DealerAssignment = apps.get_model("tables", "DealerAssignment")
-    now, cal = timezone.now(), calendar()
-    return DealerAssignment.objects.filter(
-        dealer_id=user_id, gaming_day=cal.gaming_day(now), shift=cal.shift(now), ended_at__isnull=True
-    )
+    return DealerAssignment.objects.filter(dealer_id=user_id, gaming_day=day, shift=shift, ended_at__isnull=True)
 
 
 # --- view guards ------------------------------------------------------------------------

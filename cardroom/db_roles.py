@@ -9,7 +9,10 @@ the app process logs in as a role that owns nothing and holds only what it uses:
   never DELETE or TRUNCATE;
 * a progressive's meter row: SELECT, INSERT, UPDATE (never DELETE);
 * every other table (the table row with its chain heads, seats, sessions, users, login
-  lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations`: SELECT only;
+  lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations`: SELECT only. The
+  table row's `drivers_version` is the exception a grant cannot state (the role updates
+  that row on every command): a trigger refuses any change of it but the one the
+  assignment trigger makes (tables/migrations/0018);
 * sequences: USAGE and SELECT; the schema: USAGE (no CREATE).
 
 Not the owner, so no ALTER TABLE (no DISABLE TRIGGER) and no DROP. Tables created later

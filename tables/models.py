@@ -47,6 +47,14 @@ class Table(models.Model):
     # and showing the box on every snapshot cost no query; placements are the record.
     boxes_placed = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who may drive the table, as a counter: moved on by the database itself whenever a row
+    # of the table's dealer assignments is inserted, updated or deleted (a trigger on
+    # tables_dealerassignment, migration 0018), so the admin, a raw SQL update and the
+    # relief hand-over cannot change a dealer's right to drive without it. A socket holds
+    # the answer it found for a counter and a shift (cardroom.access.can_drive_row), and
+    # the command service compares it with this row, locked: no assignment query while
+    # both match. Only that trigger may move it (an UPDATE by anyone else is refused).
+    drivers_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(seats__gte=2, seats__lte=8), name="table_seats_2_to_8")]

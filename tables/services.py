@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
-from cardroom.access import SYSTEM, Actor, can_drive
+from cardroom.access import SYSTEM, Actor, can_drive_row
 from cardroom.audit import audit_record
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
@@ -448,7 +448,9 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
     refusal of the command as sent."""
     # Authorisation comes first: a stale version is answered with the table's state
     # (hole cards) and a known id with its earlier answer, neither for outsiders.
-    if not can_drive(actor, table.pk):
+    # On the locked row: a socket's dealer is asked of the assignments only when the
+    # table's drivers_version or the shift moved since it last was (can_drive_row).
+    if not can_drive_row(actor, table):
         refusal = CommandError("not_authorized", f"{actor.name} ({actor.role or 'no role'}) may not drive this table")
         # Kept without its id: an outsider neither claims an id nor collides with one.
         return _reject(table, command, None, refusal, actor, received)

@@ -17,6 +17,14 @@ command, whatever the channel layer does. And it is sent to the person's group
 again at once. A change that no signal sees (a raw SQL update, a group emptied or deleted
 from the group's side in another process) is found by the periodic check, within
 SESSION_CHECK_SECONDS, as before this cache existed.
+
+A dealer's right to drive the table is the one part of the standing that does not wait
+for either: the socket's actors share a DriveGrant (cardroom.access), the answer it last
+found for the table's `drivers_version` and the gaming day and shift, and the command
+service compares it with the table row it locks (cardroom.access.can_drive_row). The
+database moves that counter on with every change of the table's assignments, so an ended
+assignment or a hand-over refuses the dealer's next command even if no announcement
+arrives (Redis down, a raw SQL update), and a new shift ends the grant by the clock alone.
 """
 
 import itertools
