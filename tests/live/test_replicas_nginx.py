@@ -5,7 +5,8 @@ Two Daphne processes, each on its own port, share the test database and the test
 as the app containers share PostgreSQL and Redis. In front of them a real nginx runs
 docker/nginx.conf, rendered with only its upstream servers and its listen address
 replaced (tests/plugins/nginx.py). Through nginx: the login page and a staff page answer;
-a tablet's websocket passes the upgrade; a command sent on a socket held by one process
+a tablet's websocket passes the upgrade; sockets spread evenly over the processes (the
+upstream's least_conn); a command sent on a socket held by one process
 reaches a live viewer's socket held by the other (the channel layer joins the replicas);
 a body over 64 KiB is refused by nginx itself. The same file with its two upgrade headers
 removed does not carry a websocket: the test notices when they go."""
@@ -110,23 +111,27 @@ async def first(ws, kind: str, timeout: float = 10) -> dict:
             return message
 
 
-async def a_command_crosses_the_replicas(front: nginx.Nginx, replicas: list[Replica], table_id: int, cookie: str):
-    tablet = await open_socket(front.url, f"/ws/tables/{table_id}/?role=tablet", cookie)
-    viewers = []
+async def sockets_spread_and_a_command_crosses_the_replicas(front: nginx.Nginx, replicas: list[Replica], table_id: int, cookie: str):
+    async def open_view(path=f"/ws/tables/{table_id}/"):
+        """A socket through nginx, and the replica it landed on."""
+        before = [r.sockets() for r in replicas]
+        ws = await open_socket(front.url, path, cookie)
+        snapshot = (await first(ws, "snapshot"))["snapshot"]
+        grew = [k for k, r in enumerate(replicas) if r.sockets() > before[k]]
+        assert len(grew) == 1, (before, [r.sockets() for r in replicas])  # through the upgrade, to one replica
+        views.append(ws)
+        return ws, grew[0], snapshot
+
+    views = []
     try:
-        snapshot = (await first(tablet, "snapshot"))["snapshot"]
-        held = [r.sockets() for r in replicas]
-        assert sorted(held) == [0, 1], held  # the tablet went through the upgrade to one replica
-        other = replicas[held.index(0)]
-        # nginx takes turns over the upstream servers: open live views until one lands on
-        # the replica that does not hold the tablet.
-        for _ in range(4):
-            viewers.append(await open_socket(front.url, f"/ws/tables/{table_id}/", cookie))
-            await first(viewers[-1], "snapshot")
-            if other.sockets() == 1:
-                break
-        assert other.sockets() == 1, [r.sockets() for r in replicas]
-        viewer = viewers[-1]
+        tablet, here, snapshot = await open_view(f"/ws/tables/{table_id}/?role=tablet")
+        # A new socket goes to the replica holding the fewest (least_conn, its counts
+        # shared by nginx's workers), whichever worker takes it: the live view to the
+        # other replica, then an even spread.
+        viewer, there, _ = await open_view()
+        assert there != here
+        landed = [here, there] + [(await open_view())[1] for _ in range(4)]
+        assert [r.sockets() for r in replicas] == [3, 3], landed
 
         await tablet.send(json.dumps({"type": "command", "command": {
             "type": "sit", "seat": 3, "player": "P-3", "id": "cross-1", "version": snapshot["version"]}}))
@@ -138,8 +143,18 @@ async def a_command_crosses_the_replicas(front: nginx.Nginx, replicas: list[Repl
                 break
         assert "P-3" not in json.dumps(snapshot)
         assert event["seq"] == answer["version"] and "P-3" in json.dumps(event["snapshot"]), event
+
+        # A replica that lost its sockets (restarted during a shift) gets the next ones;
+        # taking turns would send them to both.
+        for ws, k in zip(list(views), landed):
+            if k == there:
+                await ws.close()
+        await asyncio.sleep(0.2)  # nginx counts a socket gone once it has seen it close
+        assert [r.sockets() for r in replicas][there] == 0
+        moved = [(await open_view())[1] for _ in range(3)]
+        assert moved == [there] * 3, moved
     finally:
-        for ws in [tablet, *viewers]:
+        for ws in views:
             await ws.close()
 
 
@@ -164,7 +179,7 @@ def test_two_replicas_behind_the_repositorys_nginx_serve_pages_sockets_and_one_c
         assert status == 200 and "/static/floor.js" in page, status
         cookie = next(c.value for c in person.jar if c.name == "sessionid")
 
-        asyncio.run(a_command_crosses_the_replicas(front, replicas, table.pk, cookie))
+        asyncio.run(sockets_spread_and_a_command_crosses_the_replicas(front, replicas, table.pk, cookie))
         assert "[error]" not in front.log() and "[crit]" not in front.log(), front.log()
 
         # nginx answers a body over 64 KiB itself (its own page: the app's 413 is JSON),

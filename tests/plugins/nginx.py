@@ -5,8 +5,9 @@ docker/nginx.conf is the `web` service's configuration (docker-compose.yml): one
 Here the same file is rendered with only two things replaced, so a test or the benchmark
 runs what production runs and no second copy can drift from it:
 
-* the body of `upstream cardroom { ... }`: one `server 127.0.0.1:PORT;` per Daphne
-  process, as Docker's DNS gives one address per container;
+* the `server app:8000;` line of `upstream cardroom { ... }`: one `server
+  127.0.0.1:PORT;` per Daphne process, as Docker's DNS gives one address per container
+  (the block's other directives, its balancing among them, stay);
 * the server's `listen` line: a free loopback port.
 
 The file is included in a minimal main configuration like the one of the nginx image
@@ -36,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "docker" / "nginx.conf"
 INSTALL_HINT = "install Debian's nginx (apt-get install nginx; .ci/run does this)"
 
-UPSTREAM = re.compile(r"(upstream\s+cardroom\s*\{)[^}]*(\})")
+UPSTREAM = re.compile(r"upstream\s+cardroom\s*\{[^}]*\}")
+SERVER = re.compile(r"^(\s*)server\s+[^;]+;", re.MULTILINE)
 LISTEN = re.compile(r"^(\s*)listen\s+[^;]+;", re.MULTILINE)
 
 
@@ -53,16 +55,22 @@ def find() -> str | None:
 
 
 def render(upstreams: list[str], listen: str, text: str | None = None) -> str:
-    """docker/nginx.conf (or `text`) with the upstream's servers and the listen address
-    replaced. Fails if the file no longer has exactly one of each: the tests must not
+    """docker/nginx.conf (or `text`) with the upstream's server line and the listen
+    address replaced. Fails if the file no longer has exactly one of each: the tests must not
     silently run a configuration other than the deployed one."""
     text = CONFIG.read_text() if text is None else text
     if not upstreams:
         raise NginxError("at least one upstream server is needed")
-    body = "".join(f"\n    server {address};" for address in upstreams) + "\n"
-    text, found = UPSTREAM.subn(lambda m: m.group(1) + body + m.group(2), text)
-    if found != 1:
-        raise NginxError(f"{CONFIG} must have exactly one `upstream cardroom {{...}}` block, found {found}")
+    blocks = UPSTREAM.findall(text)
+    if len(blocks) != 1:
+        raise NginxError(f"{CONFIG} must have exactly one `upstream cardroom {{...}}` block, found {len(blocks)}")
+    [block] = blocks
+    servers = SERVER.findall(block)
+    if len(servers) != 1:
+        raise NginxError(f"{CONFIG}'s upstream must name the app in exactly one `server` line, found {len(servers)}")
+    indent = servers[0]
+    block_out = SERVER.sub(lambda m: "\n".join(f"{indent}server {address};" for address in upstreams).lstrip("\n"), block)
+    text = text.replace(block, block_out)
     text, found = LISTEN.subn(lambda m: f"{m.group(1)}listen {listen};", text)
     if found != 1:
         raise NginxError(f"{CONFIG} must have exactly one `listen` line, found {found}")
