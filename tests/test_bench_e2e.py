@@ -87,6 +87,8 @@ def test_a_tiny_run_behind_nginx_spreads_the_sockets_over_the_processes_and_coun
 
 
 def test_an_unknown_front_is_refused():
-    run = subprocess.run([sys.executable, "-m", "benchmarks.bench_e2e", "--front", "haproxy"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # A tiny run otherwise: without the check it would start, run as `fd`, and end soon.
+    run = subprocess.run([sys.executable, "-m", "benchmarks.bench_e2e", "--quick", "--tables", "1", "--screens", "1",
+                          "--rates", "1", "--seconds", "1", "--baseline-seconds", "1", "--front", "fd,haproxy"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert run.returncode == 2 and "--front takes fd, nginx" in run.stderr
