@@ -894,7 +894,8 @@ def print_scenario(r: dict) -> None:
     print(f"    cmd -> floor row p50 {f['p50']:7.1f}  p95 {f['p95']:7.1f}  p99 {f['p99']:7.1f} ms   "
           f"delivery {r['delivery_pct']:.1f} % ({r['stale_pairs']} stale screen-table pairs, {r['floor_missing']} answers never on every screen); "
           f"{r['floor_messages']} floor messages, {r['floor_kib'] / 1024:.1f} MiB")
-    print(f"    CPU ms/command: daphne {c['daphne']:.1f}, {'nginx %.1f, ' % c['nginx'] if 'nginx' in c else ''}postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
+    front_cpu = f"nginx {c['nginx']:.1f}, " if "nginx" in c else ""
+    print(f"    CPU ms/command: daphne {c['daphne']:.1f}, {front_cpu}postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
           f"bench clients {c['client']:.1f}; daphne RSS {', '.join(f'{m:.0f}' for m in r['daphne_rss_mib'])} MiB; "
           f"sockets per process {r['sockets_per_process']}")
     print(f"    headline: tap p99 / echo p99 = {r['tap_p99_over_echo_p99']:.1f}x, tap p50 / raw txn p50 = {r['tap_p50_over_raw_p50']:.1f}x")

@@ -27,6 +27,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -77,15 +78,15 @@ def render(upstreams: list[str], listen: str, text: str | None = None) -> str:
     return text
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM when the process that started nginx dies
-    (PR_SET_PDEATHSIG), so a killed benchmark or test leaves no nginx behind."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)
-    except Exception:
-        pass
+# Starts nginx with PR_SET_PDEATHSIG set (it survives the exec): SIGTERM when the process
+# that started it dies, so a killed benchmark or test leaves no nginx behind. A small
+# Python step rather than Popen's preexec_fn, which is unsafe once threads run.
+_EXEC_WITH_PDEATHSIG = (
+    "import ctypes, os, signal, sys\n"
+    "try: ctypes.CDLL(None).prctl(1, signal.SIGTERM)\n"
+    "except OSError: pass\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
 
 
 class Nginx:
@@ -127,7 +128,7 @@ class Nginx:
             f"http {{\n    access_log off;\n{temps}    include {tmp / 'default.conf'};\n}}\n"
         )
 
-    def start(self, timeout: float = 15) -> "Nginx":
+    def start(self, timeout: float = 15) -> Nginx:
         self.tmp = tempfile.mkdtemp(prefix="cardroom-nginx-", dir="/tmp")
         tmp = Path(self.tmp)
         tmp.chmod(0o755)
@@ -137,9 +138,8 @@ class Nginx:
             self.port = _free_port()
             (tmp / "default.conf").write_text(render(self.upstreams, f"127.0.0.1:{self.port}", self.server_block))
             self.proc = subprocess.Popen(
-                [self.exe, "-p", str(tmp), "-c", str(conf), "-e", str(self.error_log)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                [sys.executable, "-c", _EXEC_WITH_PDEATHSIG, self.exe, "-p", str(tmp), "-c", str(conf), "-e", str(self.error_log)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True,
             )
             deadline = time.monotonic() + timeout
             while self.proc.poll() is None and time.monotonic() < deadline:
