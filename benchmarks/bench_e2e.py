@@ -7,7 +7,11 @@ ignored, so no real database is touched), migrates, creates `--tables` tables wi
 players and a player-dealer, and one logged-in supervisor per socket. For each count of
 `--processes` it starts that many Daphne processes on ONE listening socket that this
 script opens on 127.0.0.1 and hands to them (`daphne --fd`): the kernel spreads the
-connections, with no proxy between. Then it opens a tablet socket per table
+connections, with no proxy between. With `--front nginx` each Daphne process listens on
+a port of its own behind a real nginx running the repository's docker/nginx.conf,
+rendered with those ports as its upstream servers (tests/plugins/nginx.py), as the
+compose stack's `web` service fronts `--scale app=N` containers; `--front fd,nginx` runs
+both, one after the other for each process count, in the same run. Then it opens a tablet socket per table
 (`/ws/tables/<id>/?role=tablet`, with the page's heartbeat) and `--screens` floor sockets
 (`/ws/floor/`) in a second client process, and runs scenarios: total command rates
 (typical 52/s, peak 167/s, twice the peak, for 250 tables; scaled to --tables) and a knee
@@ -25,7 +29,8 @@ snapshot's version. Measured per scenario:
   any message with `row` or `rows` (today `floor` and `row`; a batched `rows` later);
 * delivery: once the taps stop, the share of (screen, table) pairs whose last row's seq
   equals the table's version in the database (waiting up to --settle seconds);
-* CPU seconds per command of the Daphne processes, of PostgreSQL (the postmaster and its
+* CPU seconds per command of the Daphne processes, of nginx (with `--front nginx`: its
+  master and workers), of PostgreSQL (the postmaster and its
   backends, exited ones included), of Redis and of this benchmark's own clients, which
   share the machine; the Daphne processes' RSS and how many sockets each one holds;
 * baselines at the same rate, in the same run: a bare websocket echo on the same Daphne
@@ -82,6 +87,7 @@ DAPHNE = (
     "CommandLineInterface.entrypoint()\n"
 )
 _ids = itertools.count(1)
+FRONTS = ("fd", "nginx")
 
 
 def pct(values, q) -> float:
@@ -105,6 +111,9 @@ def parse_args(argv):
     parser.add_argument("--tables", type=int)
     parser.add_argument("--screens", type=int)
     parser.add_argument("--processes", help="Daphne process counts to run, e.g. 1,2")
+    parser.add_argument("--front", default="fd",
+                        help="what spreads the sockets over the processes: fd (one shared listening socket), "
+                             "nginx (docker/nginx.conf in front of one port per process), or both: fd,nginx")
     parser.add_argument("--rates", help="total commands/s per scenario, e.g. 52,167 (default: 52, 167, 334 scaled to --tables)")
     parser.add_argument("--seconds", type=float, help="length of each scenario")
     parser.add_argument("--baseline-seconds", type=float, help="length of each echo and raw-transaction baseline")
@@ -142,6 +151,9 @@ def parse_args(argv):
         if not quick:
             args.rate_list.append(("2x peak", 2 * PEAK * scale))
     args.process_list = [int(p) for p in str(args.processes).split(",")]
+    args.front_list = [f.strip() for f in args.front.split(",") if f.strip()]
+    if not args.front_list or set(args.front_list) - set(FRONTS):
+        parser.error(f"--front takes {', '.join(FRONTS)} (comma-separated)")
     if args.tables < 1 or args.screens < 1 or min(args.process_list) < 1 or min(r for _, r in args.rate_list) <= 0:
         parser.error("--tables, --screens, --processes and --rates must be positive")
     return args
@@ -151,60 +163,100 @@ def parse_args(argv):
 
 
 class Daphnes:
-    """N Daphne processes sharing one listening socket made here (`daphne --fd`)."""
+    """N Daphne processes, and what spreads the sockets over them (`front`): "fd", one
+    listening socket made here and shared (`daphne --fd`); "nginx", a port per process
+    behind nginx running docker/nginx.conf. `port` is where the clients connect."""
 
-    def __init__(self, count: int, env: dict, tmp: str):
-        self.count, self.env, self.tmp = count, env, tmp
+    def __init__(self, count: int, env: dict, tmp: str, front: str = "fd", clients: int = 0):
+        self.count, self.env, self.tmp, self.front, self.clients = count, env, tmp, front, clients
         self.procs: list[subprocess.Popen] = []
         self.sock: socket.socket | None = None
+        self.nginx = None
         self.port = 0
+        self.ports: list[int] = []  # each process's own listening port
 
     def __enter__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind((HOST, 0))
-        self.sock.listen(2048)
-        self.port = self.sock.getsockname()[1]
-        fd = self.sock.fileno()
-        os.set_inheritable(fd, True)
-        logs = []
         try:
-            for k in range(self.count):
-                log = Path(self.tmp) / f"daphne-{self.port}-{k}.log"
-                logs.append(log)
-                with open(log, "wb") as out:
-                    self.procs.append(
-                        subprocess.Popen(
-                            [sys.executable, "-c", DAPHNE, "--fd", str(fd), "-v", "1", "cardroom.asgi:application"],
-                            pass_fds=(fd,), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                        )
-                    )
-            deadline = time.monotonic() + 60
-            for proc, log in zip(self.procs, logs):
-                while b"Listening on" not in log.read_bytes():
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"Daphne did not start:\n{log.read_text(errors='replace')[-3000:]}")
-                    time.sleep(0.05)
+            if self.front == "nginx":
+                self._start_behind_nginx()
+            else:
+                self._start_on_one_socket()
         except BaseException:
             self.__exit__()
             raise
         return self
 
+    def _start_on_one_socket(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind((HOST, 0))
+        self.sock.listen(2048)
+        self.port = self.sock.getsockname()[1]
+        self.ports = [self.port] * self.count
+        fd = self.sock.fileno()
+        os.set_inheritable(fd, True)
+        self._spawn([["--fd", str(fd)]] * self.count, pass_fds=(fd,))
+
+    def _start_behind_nginx(self):
+        from tests.plugins.nginx import Nginx
+        from tests.plugins.services import _free_port
+
+        self.ports = [_free_port() for _ in range(self.count)]
+        self._spawn([["-b", HOST, "-p", str(port)] for port in self.ports], pass_fds=())
+        # Each client socket is two connections in nginx (the client's and the upstream's),
+        # and one worker may take most of them: room for all in each worker (the image's
+        # default is 1024, enough for about 500 sockets per worker).
+        self.nginx = Nginx([f"{HOST}:{port}" for port in self.ports], worker_connections=max(1024, 2 * self.clients + 64))
+        self.nginx.start()
+        self.port = self.nginx.port
+
+    def _spawn(self, listen_args: list, pass_fds: tuple):
+        logs = []
+        for k, listen in enumerate(listen_args):
+            log = Path(self.tmp) / f"daphne-{self.front}-{k}-{time.monotonic_ns()}.log"
+            logs.append(log)
+            with open(log, "wb") as out:
+                self.procs.append(
+                    subprocess.Popen(
+                        [sys.executable, "-c", DAPHNE, *listen, "-v", "1", "cardroom.asgi:application"],
+                        pass_fds=pass_fds, env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    )
+                )
+        deadline = time.monotonic() + 60
+        for proc, log in zip(self.procs, logs):
+            while b"Listening on" not in log.read_bytes():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"Daphne did not start:\n{log.read_text(errors='replace')[-3000:]}")
+                time.sleep(0.05)
+
     @property
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs]
 
+    @property
+    def front_pids(self) -> dict:
+        """The front's own processes, watched for CPU like the servers (nginx's master;
+        its workers are counted as its descendants)."""
+        return {"nginx": [self.nginx.proc.pid]} if self.nginx is not None else {}
+
+    @property
+    def label(self) -> str:
+        return f"{self.count} Daphne" + (" via nginx" if self.front == "nginx" else "")
+
     def sockets_held(self) -> list[int]:
         counts = []
-        for pid in self.pids:
+        for pid, port in zip(self.pids, self.ports):
             try:
                 conns = psutil.Process(pid).net_connections(kind="tcp")
             except psutil.Error:
                 counts.append(0)
                 continue
-            counts.append(sum(1 for c in conns if c.status == psutil.CONN_ESTABLISHED and c.laddr and c.laddr.port == self.port))
+            counts.append(sum(1 for c in conns if c.status == psutil.CONN_ESTABLISHED and c.laddr and c.laddr.port == port))
         return counts
 
     def __exit__(self, *exc):
+        if self.nginx is not None:
+            self.nginx.stop()
+            self.nginx = None
         for proc in self.procs:
             if proc.poll() is None:
                 proc.terminate()
@@ -832,7 +884,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         "no errors": error_count == 0 and answered == rec.sent,
     }
     return {
-        "processes": processes, "label": label, "rate": rate, "tables": tables, "screens": len(floor["arrivals"]),
+        "processes": processes, "front": ctx.daphnes.front, "label": label, "rate": rate, "tables": tables, "screens": len(floor["arrivals"]),
         "seconds": args.seconds, "sent": rec.sent, "answered": answered, "ok": rec.ok, "refused": rec.refused,
         "refusals": rec.refusals, "unanswered": rec.unanswered, "lost_events": rec.lost_events, "errors": error_count,
         "error_samples": errors[:5], "achieved_rate": rec.sent / args.seconds, "drain_s": drained,
@@ -850,7 +902,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
 
 def print_scenario(r: dict) -> None:
     t, f, e, w, c = r["tap_ms"], r["floor_ms"], r["echo_ms"], r["raw_ms"], r["cpu_ms_per_command"]
-    print(f"[{r['processes']} Daphne] {r['label']} {r['rate']:.1f}/s for {r['seconds']:g}s: sent {r['sent']} "
+    print(f"[{r['processes']} Daphne{' via nginx' if r['front'] == 'nginx' else ''}] {r['label']} {r['rate']:.1f}/s for {r['seconds']:g}s: sent {r['sent']} "
           f"({r['achieved_rate']:.1f}/s), answered {r['answered']} (ok {r['ok']}, refused {r['refused']}"
           f"{' ' + json.dumps(r['refusals']) if r['refusals'] else ''}), errors {r['errors']} "
           f"(unanswered {r['unanswered']}, table events lost {r['lost_events']}, sockets closed or error messages {r['errors'] - r['unanswered'] - r['lost_events']}); last answers drained in {r['drain_s']:.1f}s, "
@@ -864,7 +916,8 @@ def print_scenario(r: dict) -> None:
     print(f"    cmd -> floor row p50 {f['p50']:7.1f}  p95 {f['p95']:7.1f}  p99 {f['p99']:7.1f} ms   "
           f"delivery {r['delivery_pct']:.1f} % ({r['stale_pairs']} stale screen-table pairs, {r['floor_missing']} answers never on every screen); "
           f"{r['floor_messages']} floor messages, {r['floor_kib'] / 1024:.1f} MiB")
-    print(f"    CPU ms/command: daphne {c['daphne']:.1f}, postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
+    front_cpu = f"nginx {c['nginx']:.1f}, " if "nginx" in c else ""
+    print(f"    CPU ms/command: daphne {c['daphne']:.1f}, {front_cpu}postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
           f"bench clients {c['client']:.1f}; daphne RSS {', '.join(f'{m:.0f}' for m in r['daphne_rss_mib'])} MiB; "
           f"sockets per process {r['sockets_per_process']}")
     print(f"    headline: tap p99 / echo p99 = {r['tap_p99_over_echo_p99']:.1f}x, tap p50 / raw txn p50 = {r['tap_p50_over_raw_p50']:.1f}x")
@@ -877,24 +930,30 @@ def print_scenario(r: dict) -> None:
 
 def print_summary(results: list, knees: dict) -> None:
     print("\nsummary (ms; CPU ms per command)")
-    print(f"{'proc':>4} {'scenario':>10} {'rate/s':>7} {'sent':>6} {'err':>4} {'tap p50':>8} {'tap p99':>8} {'echo p99':>8} "
-          f"{'raw p50':>8} {'p99/echo':>8} {'p50/raw':>8} {'floor p99':>9} {'deliv%':>6} {'daphne':>7} {'pg':>6} {'result':>6}")
+    print(f"{'proc':>4} {'front':>5} {'scenario':>10} {'rate/s':>7} {'got/s':>6} {'sent':>6} {'err':>4} {'tap p50':>8} {'tap p99':>8} {'echo p99':>8} "
+          f"{'raw p50':>8} {'p99/echo':>8} {'p50/raw':>8} {'floor p99':>9} {'deliv%':>6} {'daphne':>7} {'nginx':>6} {'pg':>6} {'result':>6}")
     for r in results:
         c = r["cpu_ms_per_command"]
-        print(f"{r['processes']:>4} {r['label']:>10} {r['rate']:>7.1f} {r['sent']:>6} {r['errors']:>4} {r['tap_ms']['p50']:>8.1f} "
+        print(f"{r['processes']:>4} {r['front']:>5} {r['label']:>10} {r['rate']:>7.1f} {r['achieved_rate']:>6.1f} {r['sent']:>6} {r['errors']:>4} {r['tap_ms']['p50']:>8.1f} "
               f"{r['tap_ms']['p99']:>8.1f} {r['echo_ms']['p99']:>8.1f} {r['raw_ms']['p50']:>8.1f} {r['tap_p99_over_echo_p99']:>8.1f} "
               f"{r['tap_p50_over_raw_p50']:>8.1f} {r['floor_ms']['p99']:>9.1f} {r['delivery_pct']:>6.1f} {c['daphne']:>7.1f} "
-              f"{c['postgres']:>6.1f} {'PASS' if r['passed'] else 'FAIL':>6}")
-    for processes, knee in knees.items():
-        print(f"knee with {processes} Daphne process(es): {knee}")
+              f"{c.get('nginx', float('nan')):>6.1f} {c['postgres']:>6.1f} {'PASS' if r['passed'] else 'FAIL':>6}")
+    for key, knee in knees.items():
+        print(f"knee with {key.replace(' nginx', ' Daphne process(es) via nginx') if ' ' in key else key + ' Daphne process(es)'}: {knee}")
 
 
 # --- the run -------------------------------------------------------------------------------
 
 
-async def run_processes(ctx_base: dict, processes: int, args, results: list, knees: dict, idle: dict) -> None:
+def run_key(processes: int, front: str) -> str:
+    """How a run is named in the report's knees and idle figures: "2", or "2 nginx"."""
+    return str(processes) if front == "fd" else f"{processes} {front}"
+
+
+async def run_processes(ctx_base: dict, processes: int, front: str, args, results: list, knees: dict, idle: dict) -> None:
     tables = ctx_base["table_ids"]
-    with Daphnes(processes, ctx_base["env"], ctx_base["tmp"]) as daphnes:
+    clients = 2 * len(tables) + args.screens  # a tablet and an echo socket per table, the screens
+    with Daphnes(processes, ctx_base["env"], ctx_base["tmp"], front, clients) as daphnes:
         import psycopg
 
         spawn = multiprocessing.get_context("spawn")
@@ -912,20 +971,23 @@ async def run_processes(ctx_base: dict, processes: int, args, results: list, kne
                 [lambda c=c: open_socket(daphnes.port, "/ws/echo/", c) for c in ctx_base["tablet_cookies"]])]
             _, screens_pid = await answer_of(here, "ready")
             db = await psycopg.AsyncConnection.connect(ctx_base["dsn"], autocommit=True)
-            print(f"\n{processes} Daphne process(es) on 127.0.0.1:{daphnes.port} (pids {daphnes.pids}): "
+            where = (f"behind nginx on 127.0.0.1:{daphnes.port} (their ports {daphnes.ports}, nginx pid {daphnes.nginx.proc.pid})"
+                     if daphnes.nginx else f"on 127.0.0.1:{daphnes.port}")
+            print(f"\n{processes} Daphne process(es) {where} (pids {daphnes.pids}): "
                   f"{len(tablets)} tablet, {len(echoes)} echo and {args.screens} floor sockets open in {time.monotonic() - t0:.1f}s")
             ctx = Context(args=args, dsn=ctx_base["dsn"], table_ids=tables, raw_state=ctx_base["raw_state"], daphnes=daphnes,
                           tablets=tablets, echoes=echoes, screens=here, screens_pid=screens_pid,
-                          server_pids=ctx_base["server_pids"], deadline=ctx_base["deadline"], db=db)
+                          server_pids={**ctx_base["server_pids"], **daphnes.front_pids}, deadline=ctx_base["deadline"], db=db)
             await scenario(ctx, processes, "warm-up", args.rate_list[0][1], record=False)
-            idle[processes] = await idle_load(ctx)
+            key = run_key(processes, front)
+            idle[key] = await idle_load(ctx)
             print("idle with every socket open, CPU seconds per second: "
-                  + ", ".join(f"{k} {v:.3f}" for k, v in idle[processes].items()))
+                  + ", ".join(f"{k} {v:.3f}" for k, v in idle[key].items()))
             estimate = args.seconds + 2 * args.baseline_seconds + args.settle + 5
 
             async def measure(label, rate):
                 if time.monotonic() + estimate > ctx.deadline:
-                    print(f"[{processes} Daphne] {label} {rate:.1f}/s skipped: --time-limit reached")
+                    print(f"[{daphnes.label}] {label} {rate:.1f}/s skipped: --time-limit reached")
                     return None
                 await reopen(ctx)
                 result = await scenario(ctx, processes, label, rate)
@@ -936,7 +998,7 @@ async def run_processes(ctx_base: dict, processes: int, args, results: list, kne
             measured = {}
             for label, rate in args.rate_list:
                 measured[round(rate, 3)] = await measure(label, rate)
-            knees[processes] = await knee_search(args, measured, measure)
+            knees[key] = await knee_search(args, measured, measure)
         finally:
             for t in tablets:
                 if t.ws is not None:
@@ -1053,10 +1115,11 @@ def run(args, services, tmp: str) -> dict:
     knees: dict = {}
     idle: dict = {}
     for processes in args.process_list:
-        if time.monotonic() + args.seconds > deadline:
-            print(f"{processes} Daphne process(es) skipped: --time-limit reached")
-            continue
-        asyncio.run(run_processes(base, processes, args, results, knees, idle))
+        for front in args.front_list:  # back to back for each count: the fronts are compared pairwise
+            if time.monotonic() + args.seconds > deadline:
+                print(f"{processes} Daphne process(es) ({front}) skipped: --time-limit reached")
+                continue
+            asyncio.run(run_processes(base, processes, front, args, results, knees, idle))
     print_summary(results, knees)
     print(f"\ntotal {time.monotonic() - started:.0f}s. The machine's other load shows in these figures: "
           "compare runs on the same machine, and the ratios to the baselines measured alongside.")

@@ -65,3 +65,34 @@ def test_a_tiny_run_reports_every_figure_and_delivers_the_whole_floor(tmp_path, 
     assert "tap -> answer" in run.stdout and "summary" in run.stdout
     # A dealer's tablet drives its own table: the assignments the benchmark made let it.
     assert report["tablet_role"] == tablet_role and "not_authorized" not in result["refusals"]
+
+
+@pytest.mark.slow
+@pytest.mark.redis
+def test_a_tiny_run_behind_nginx_spreads_the_sockets_over_the_processes_and_counts_nginx(tmp_path, redis_url):
+    """--front nginx: each process on its own port behind docker/nginx.conf (rendered)."""
+    out = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_e2e", "--quick", "--tables", "4", "--screens", "2", "--rates", "4",
+         "--processes", "2", "--front", "nginx", "--seconds", "4", "--baseline-seconds", "2", "--heartbeat", "0",
+         "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    report = json.loads(out.read_text())
+    [result] = report["results"]
+    assert (result["processes"], result["front"]) == (2, "nginx")
+    assert result["errors"] == 0 and result["delivery_pct"] == 100.0 and result["answered"] == result["sent"] > 0
+    # 4 tablets, 4 echo sockets and 2 screens, taken in turns by nginx: both processes hold some.
+    assert sum(result["sockets_per_process"]) == 10 and min(result["sockets_per_process"]) > 0
+    assert set(result["cpu_ms_per_command"]) == {"daphne", "nginx", "postgres", "redis", "client"}
+    assert set(report["idle_cpu_per_s"]["2 nginx"]) == {"daphne", "postgres", "redis", "nginx"}
+    assert "behind nginx on 127.0.0.1:" in run.stdout and "via nginx" in run.stdout
+
+
+def test_an_unknown_front_is_refused():
+    # A tiny run otherwise: without the check it would start, run as `fd`, and end soon.
+    run = subprocess.run([sys.executable, "-m", "benchmarks.bench_e2e", "--quick", "--tables", "1", "--screens", "1",
+                          "--rates", "1", "--seconds", "1", "--baseline-seconds", "1", "--front", "fd,haproxy"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 2 and "--front takes fd, nginx" in run.stderr
