@@ -18,6 +18,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
+from django.utils.crypto import salted_hmac
 
 ROLES = ("dealer", "supervisor", "compliance", "admin", "count_team", "manager")
 SYSTEM = "system"
@@ -32,7 +33,7 @@ class Actor:
     name: str
     role: str
     user_id: int | None = None
-    session: str = ""  # the session key or device of the request
+    session: str = ""  # the session key or device of the request: a credential, never stored
     address: str = ""  # the client's IP address
     # A socket's actors share what they found about driving tables (from_scope): the next
     # command of the socket then needs no assignment query while it still holds.
@@ -70,6 +71,27 @@ class Actor:
     @property
     def is_system(self) -> bool:
         return self.role == SYSTEM
+
+    @property
+    def recorded_session(self) -> str:
+        """The session as every record keeps it: its tag (`session_tag`), never the key."""
+        return session_tag(self.session)
+
+
+# The purpose of the tag's HMAC key, so that no other use of SECRET_KEY (signed cookies,
+# password resets) ever yields the same digest.
+_SESSION_TAG_PURPOSE = "cardroom.access.session_tag"
+
+
+def session_tag(session_key: str) -> str:
+    """A session as records and socket messages name it: an HMAC of the key, keyed by a
+    key derived from SECRET_KEY. The key itself is a credential (whoever holds it is logged
+    in as its person), so no record, export or page ever keeps it; the tag still tells one
+    session (the same tablet) from another and cannot be turned back into the key, nor
+    computed from a key by anyone who does not hold SECRET_KEY. No session, no tag: ""."""
+    if not session_key:
+        return ""
+    return salted_hmac(_SESSION_TAG_PURPOSE, session_key, algorithm="sha256").hexdigest()[:32]
 
 
 def request_session(request) -> str:

@@ -12,7 +12,7 @@ def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | Non
         user_id=actor.user_id,
         username=actor.name,
         role=actor.role,
-        session=actor.session[:64],
+        session=actor.recorded_session,  # the tag: the key is a login
         address=actor.address[:64],
         action=action,
         table_id=table_id,

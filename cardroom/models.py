@@ -30,7 +30,9 @@ class AuditEntry(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     username = models.CharField(max_length=150, db_index=True)
     role = models.CharField(max_length=16)
-    session = models.CharField(max_length=64, blank=True, help_text="session key or device")
+    # The session by its tag (cardroom.access.session_tag), never the key: whoever reads the
+    # trail (compliance, a database reader) must not be handed a login.
+    session = models.CharField(max_length=64, blank=True, help_text="the session's tag (access.session_tag)")
     address = models.CharField(max_length=64, blank=True, help_text="client IP address")
     action = models.CharField(max_length=24, choices=ACTIONS, db_index=True)
     table_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)

@@ -492,7 +492,7 @@ def count_sign(*, sheet_id, actor: Actor) -> CountSignature:
             raise CountError("one_person_count", "you have signed this count already: a second counter signs")
         signature = CountSignature.objects.create(
             sheet=sheet, signed_by=actor.name, user_id=actor.user_id, last_count=last,
-            session=actor.session[:64], signed_at=timezone.now(),
+            session=actor.recorded_session, signed_at=timezone.now(),
         )
         _audit(actor, "count_signed", summary=f"count sheet {sheet.gaming_day} {sheet.shift} signed")
     return signature

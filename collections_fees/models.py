@@ -412,7 +412,8 @@ class CountSignature(models.Model):
     signed_by = models.CharField(max_length=150)
     user_id = models.IntegerField()
     last_count = models.ForeignKey(BoxCount, on_delete=models.PROTECT, related_name="+")
-    session = models.CharField(max_length=64, blank=True)
+    # The session by its tag (cardroom.access.session_tag), never the key, which is a login.
+    session = models.CharField(max_length=64, blank=True, help_text="the session's tag (access.session_tag)")
     signed_at = models.DateTimeField()
 
     class Meta:

@@ -117,7 +117,7 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
             payload=payload,
             requested_by_id=actor.user_id,
             requested_role=actor.role,
-            requested_session=actor.session[:64],
+            requested_session=actor.recorded_session,
             requested_address=actor.address[:64],
             requested_at=timezone.now(),
         )
@@ -202,7 +202,7 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             approved=approve,
             decided_by_id=decider.user_id,
             via=via,
-            session=decider.session[:64],
+            session=decider.recorded_session,
             address=decider.address[:64],
             decided_at=timezone.now(),
         )

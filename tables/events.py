@@ -16,7 +16,6 @@ to find every broadcast.
 """
 
 import asyncio
-import hashlib
 import json
 import logging
 import threading
@@ -29,6 +28,7 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
+from cardroom.access import session_tag
 from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
 
 from .models import Table
@@ -56,11 +56,6 @@ def table_group(table_id: int) -> str:
 def user_group(user_id: int) -> str:
     """Every socket of one person joins this group (tables.consumers)."""
     return f"user.{user_id}"
-
-
-def session_tag(session_key: str) -> str:
-    """A session as named in messages: a digest, since the key itself is a credential."""
-    return hashlib.sha256(session_key.encode()).hexdigest()[:32]
 
 
 def encoded(content: dict) -> str:

@@ -304,7 +304,8 @@ class Approval(models.Model):
     payload = models.JSONField(help_text="reason, and the configuration or correction asked for")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_role = models.CharField(max_length=16)
-    requested_session = models.CharField(max_length=64, blank=True)
+    # Sessions by their tag (cardroom.access.session_tag), never the key, which is a login.
+    requested_session = models.CharField(max_length=64, blank=True, help_text="the session's tag (access.session_tag)")
     requested_address = models.CharField(max_length=64, blank=True)
     requested_at = models.DateTimeField()
 
@@ -314,7 +315,7 @@ class ApprovalDecision(models.Model):
     approved = models.BooleanField()
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     via = models.CharField(max_length=16, help_text="'device': on their own device; 'tablet': credentials on the tablet")
-    session = models.CharField(max_length=64, blank=True)
+    session = models.CharField(max_length=64, blank=True, help_text="the session's tag (access.session_tag)")
     address = models.CharField(max_length=64, blank=True)
     decided_at = models.DateTimeField()
 
@@ -442,7 +443,7 @@ class DealerHandover(models.Model):
                                  related_name="+")
     after_round = models.PositiveIntegerField(help_text="the table's rounds opened before the hand-over")
     table_version = models.PositiveBigIntegerField(help_text="the table's event seq at the hand-over")
-    # The session as tables.events.session_tag names it, never the key: a record read by the
+    # The session as cardroom.access.session_tag names it, never the key: a record read by the
     # floor and the regulator must not hand anyone a login.
     session = models.CharField(max_length=64, blank=True, help_text="the session's tag (events.session_tag)")
     address = models.CharField(max_length=64, blank=True)

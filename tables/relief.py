@@ -204,7 +204,7 @@ def handover_take(*, table_id, actor: Actor) -> DealerHandover:
         handover = DealerHandover.objects.create(
             table=table, gaming_day=day, shift=shift, push=push, incoming_id=actor.user_id,
             outgoing_id=outgoing.dealer_id if outgoing else None, after_round=rounds, table_version=table.version,
-            session=events.session_tag(actor.session) if actor.session else "", address=actor.address, at=now,
+            session=actor.recorded_session, address=actor.address, at=now,
         )
         was = f" from {outgoing.dealer.get_username()}" if outgoing else ""
         audit_record(

@@ -117,7 +117,7 @@ def table_create(
                 payload={"reason": FIRST_CONFIG_REASON, "config": engine_config.to_config()},
                 requested_by_id=actor.user_id,
                 requested_role=actor.role,
-                requested_session=actor.session[:64],
+                requested_session=actor.recorded_session,
                 requested_address=actor.address[:64],
                 requested_at=now,
             )

@@ -116,3 +116,31 @@ def _flush_as_owner() -> None:
 
     _fixture_teardown.as_owner = True
     testcases.TransactionTestCase._fixture_teardown = _fixture_teardown
+
+
+# The one table that holds session keys by design: Django's session store, where a key
+# is looked up. Every other table is a record, and a record keeps a session by its tag.
+SESSION_STORE = "django_session"
+
+
+def columns_holding(text: str, using: str = "default") -> list[tuple[str, str]]:
+    """(table, column) of every text, JSON or character column of the database, the
+    session store aside, in which some row contains `text`: read as the owner, who sees
+    every table, so that no record the app role cannot read escapes the scan."""
+    connection = connections[using]
+    found = []
+    with as_owner(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name <> %s "
+            "AND data_type IN ('text', 'character varying', 'character', 'json', 'jsonb') "
+            "ORDER BY table_name, column_name",
+            [SESSION_STORE],
+        )
+        for table, column in cursor.fetchall():
+            cursor.execute(
+                f'SELECT EXISTS (SELECT 1 FROM "{table}" WHERE strpos("{column}"::text, %s) > 0)', [text]
+            )
+            if cursor.fetchone()[0]:
+                found.append((table, column))
+    return found

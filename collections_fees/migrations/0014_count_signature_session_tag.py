@@ -1,0 +1,27 @@
+"""A count signature names its session by tag (cardroom.access.session_tag), not by the key.
+
+The rows written before this held the raw session key, a credential: cardroom.ledger's
+tag_recorded_sessions rewrites them, the append-only table's update trigger off for those
+statements alone, as the owner. The key cannot be had back from its tag: going back
+leaves the tags in place.
+"""
+
+from django.db import migrations, models
+
+from cardroom.ledger import tag_recorded_sessions
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('collections_fees', '0013_export_manifest_handovers_kind'),
+    ]
+
+    operations = [
+        migrations.AlterField(
+            model_name='countsignature',
+            name='session',
+            field=models.CharField(blank=True, help_text="the session's tag (access.session_tag)", max_length=64),
+        ),
+        migrations.RunPython(*tag_recorded_sessions('collections_fees_countsignature', 'session')),
+    ]
