@@ -5,17 +5,21 @@ from unittest import mock
 
 import psycopg
 import pytest
-from django.db import IntegrityError, ProgrammingError, connection, connections, transaction
+from django.db import (
+    IntegrityError,
+    ProgrammingError,
+    connection,
+    connections,
+    transaction,
+)
+from django.db.models import Subquery
 from django.test.utils import CaptureQueriesContext
 
 from cardroom.models import AuditEntry
-from django.db.models import Subquery
-
 from rounds.models import Round, Wager
 from tables.models import TableEvent
 from tables.recording import Writes
 from tables.services import command_execute
-
 from tests.engine.helpers import FEES, seated_with_pd
 
 from .conftest import full_round, run_ok

@@ -14,12 +14,11 @@ by re-verifying every chain instead."""
 
 import json
 import os
-from datetime import date, datetime, time
+from datetime import date, time
 from pathlib import Path
 from unittest import mock
 
 import pytest
-from django.db import connection
 from django.db.models import ForeignKey
 
 from cardroom.access import Actor
@@ -29,7 +28,6 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.integrity import verify_meter, verify_table
 from tables.models import RotationLogEntry, SeatOccupancy, Table, TableEvent
 from tables.services import command_execute, table_create
-
 from tests.compliance.ledger import Clock, Ledger, build_real_tables
 
 from .conftest import run_ok

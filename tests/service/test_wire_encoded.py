@@ -11,7 +11,6 @@ from tables.events import per_audience
 from tables.floor import floor_rows
 from tables.selectors import table_snapshot
 from tables.services import table_create
-
 from tests.engine.helpers import FEES, seated_with_pd
 
 from .conftest import full_round, run_ok
@@ -40,7 +39,7 @@ def test_every_snapshot_and_floor_row_of_a_played_round_decodes_as_json_dumps_wr
 
 
 def test_keys_that_are_not_text_are_written_as_json_dumps_writes_them():
-    content = {1: "seat", True: "yes", None: "none", "n": {2: [3]}}
+    content = {1: "seat", False: "no", None: "none", "n": {2: [3]}}
     assert same_json(content)
     assert wire.encoded({1: "seat"}) == '{"1":"seat"}'  # by orjson itself (compact), not json's fallback
 
