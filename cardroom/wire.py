@@ -1,6 +1,5 @@
 """What comes over the wire: the one strict JSON reader of every JSON endpoint and
-socket, the encoder of what the live screens are sent, and the JSON error answers of
-the API.
+socket, and the JSON error answers of the API.
 
 Bad input is answered, never crashed on: a body or frame larger than MAX_BODY_BYTES is
 refused before it is parsed (`too_large`), JSON nested deeper than MAX_DEPTH before the
@@ -16,7 +15,6 @@ import hashlib
 import json
 import re
 
-import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse
@@ -80,20 +78,6 @@ def _no_duplicates(pairs: list) -> dict:
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON value")
-
-
-def encoded(content) -> str:
-    """A message to the live screens as text: orjson, measured about four times faster
-    than json.dumps on a played round's snapshots (docs/scaling.md), and the same JSON
-    once decoded (compact, and UTF-8 rather than \\u escapes). Keys that are not text
-    are written as json.dumps writes them; an integer past 64 bits, which orjson refuses,
-    is left to json.dumps. Only for sending: the chains' canonical form is
-    cardroom.hashchain's, and the reader (read_json) stays json, which can refuse a
-    duplicate key."""
-    try:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(content)
 
 
 def read_json(data: bytes | str | None):

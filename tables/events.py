@@ -17,6 +17,7 @@ to find every broadcast.
 
 import asyncio
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -28,7 +29,6 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
 
-from cardroom import wire
 from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
 
 from .models import Table
@@ -64,10 +64,10 @@ def session_tag(session_key: str) -> str:
 
 
 def encoded(content: dict) -> str:
-    """A message as the sockets send it (cardroom.wire.encoded), done once here instead of
-    once per socket. Not the chains' canonical form (cardroom.hashchain), which is never
-    sent."""
-    return wire.encoded(content)
+    """A message as the sockets send it: Channels' own encoding (json.dumps with its
+    defaults), done once here instead of once per socket. Not the chains' canonical form
+    (cardroom.hashchain), which is never sent."""
+    return json.dumps(content)
 
 
 def per_audience(build) -> dict[str, str]:
