@@ -16,6 +16,7 @@ service read before it writes: the event is then inserted at once, and the round
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+import psycopg
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Model, QuerySet, Subquery, sql
@@ -86,8 +87,11 @@ class Writes:
             return
         assert connection.in_atomic_block, "a command's writes are sent inside its transaction"
         with connection.cursor() as cursor:
-            if len(statements) == 1:
-                cursor.execute(*statements[0])
+            if len(statements) == 1 or not psycopg.Pipeline.is_supported():
+                # One statement needs no pipeline; nor can a libpq older than 14 (psycopg
+                # built against the system's): then one round trip each, as before.
+                for statement, params in statements:
+                    cursor.execute(statement, params)
                 return
             # Django's cursor (its query log and execute wrappers see every statement) on
             # the connection in pipeline mode: each execute is queued, and the pipeline's

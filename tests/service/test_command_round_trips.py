@@ -102,6 +102,16 @@ def test_every_command_of_a_round_writes_in_one_round_trip(make_table):
     }
 
 
+def test_without_pipeline_support_the_writes_go_one_by_one(make_table):
+    """A libpq older than 14 has no pipeline mode: the same statements, one trip each."""
+    table = make_table(seats=8, fee_schedule=FEES)
+    settle = play_to_settle(table)
+    with mock.patch.object(psycopg.Pipeline, "is_supported", return_value=False), RoundTrips() as trips:
+        assert command_execute(table_id=table.pk, command=settle, actor="dealer").ok
+    assert trips.pipelines == 0 and trips.count == 8
+    assert Round.objects.get(table=table, number=1).status == "settled"
+
+
 def test_a_failed_statement_raises_djangos_error_and_writes_nothing(make_table):
     table = make_table()
     run_ok(table, {"type": "sit", "seat": 1, "player": "P-1"})
