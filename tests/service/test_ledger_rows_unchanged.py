@@ -68,9 +68,21 @@ def play_session():
         assert _play_to_game_end(rotation)["game_ended"] == "rotation_window"
 
 
+# Columns that hold another table's id without being a foreign key.
+PLAIN_IDS = {(AuditEntry, "table_id"): Table}
+
+
 def rows_of_session() -> dict:
-    """Every row of MODELS, ids relative to each table's first row here."""
-    firsts = {model: model.objects.order_by("pk").values_list("pk", flat=True).first() or 0 for model in MODELS}
+    """Every row of MODELS, every id relative to the first row of its table: the session's
+    own rows are the only ones in the test's database, but the sequences have moved on by
+    whatever the tests before it inserted."""
+    firsts = {}
+
+    def relative(model, value):
+        if model not in firsts:
+            firsts[model] = model._base_manager.order_by("pk").values_list("pk", flat=True).first() or 0
+        return value - firsts[model]
+
     dump = {}
     for model in MODELS:
         fields = [f for f in model._meta.concrete_fields if f.attname not in SKIPPED]
@@ -78,10 +90,12 @@ def rows_of_session() -> dict:
         for row in model.objects.order_by("pk").values_list(*(f.attname for f in fields)):
             values = {}
             for f, value in zip(fields, row):
-                target = f.related_model if isinstance(f, ForeignKey) else model if f.primary_key else None
-                if value is not None and target in firsts:
-                    value = value - firsts[target]
-                values[f.attname] = value
+                target = (
+                    model if f.primary_key
+                    else f.related_model if isinstance(f, ForeignKey)
+                    else PLAIN_IDS.get((model, f.attname))
+                )
+                values[f.attname] = relative(target, value) if target is not None and value is not None else value
             rows.append(values)
         dump[model._meta.label] = rows
     # Through JSON both ways, as the file holds them (dates and times as text).
