@@ -1,4 +1,6 @@
-"""Writing the audit trail. Every entry point records through `audit_record`."""
+"""Writing the audit trail. Every entry point records through `audit_record`, or, for
+the command service, which sends the row with the command's other writes, through
+`audit_entry`."""
 
 from django.utils import timezone
 
@@ -6,8 +8,9 @@ from .access import Actor
 from .models import AuditEntry
 
 
-def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None):
-    return AuditEntry.objects.create(
+def audit_entry(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None) -> AuditEntry:
+    """The audit row, not yet saved: the one definition of what an entry holds."""
+    return AuditEntry(
         at=timezone.now(),
         user_id=actor.user_id,
         username=actor.name,
@@ -19,3 +22,9 @@ def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | Non
         summary=summary[:200],
         detail=detail or {},
     )
+
+
+def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None):
+    entry = audit_entry(actor=actor, action=action, summary=summary, table_id=table_id, detail=detail)
+    entry.save(force_insert=True)
+    return entry

@@ -1,12 +1,25 @@
 """Writes the engine's records as ledger rows, inside the command's transaction.
 
 Only the command service calls this. Each record kind maps to a fixed number of
-queries (bulk inserts), so a command costs the same number of queries whatever the
+statements (bulk inserts), so a command costs the same number of queries whatever the
 number of seats.
+
+The statements are queued (`Writes`) and sent together, in the order they were made,
+in one round trip: the command's event, its ledger rows, the table row and the audit
+row. A row that names another row of this command by id names it with a sub-select
+(the round by table and number), so nothing has to come back from the database
+between them. Only a row whose hash covers an id (collection and jackpot entries hash
+their round and event ids) or that names the event (the rotation log) makes the
+service read before it writes: the event is then inserted at once, and the round read.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
+
+import psycopg
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
+from django.db.models import Model, QuerySet, Subquery, sql
 
 from cardroom import hashchain
 from cardroom.gaming_day import calendar
@@ -33,6 +46,61 @@ class Stamp:
         return cls(now, cal.gaming_day(now), cal.shift(now))
 
 
+class Writes:
+    """A command's inserts and updates, queued and then sent together (`send`): one round
+    trip to PostgreSQL instead of one per statement, through psycopg 3's pipeline mode.
+
+    Each statement is the one Django itself would run (compiled from the model by its
+    own insert and update queries), less the RETURNING of ids nobody reads, so every row
+    is written as `bulk_create` or `update` writes it, and the database's triggers and
+    constraints see the same statements in the same order. A read, or a write that needs
+    the database's answer, made while statements are queued, must `send` them first.
+    Inside the command's transaction only: an error in any statement raises from `send`
+    (as Django's error), and the transaction is rolled back as for any other."""
+
+    def __init__(self):
+        self._statements: list[tuple[str, tuple]] = []
+
+    def insert(self, model: type[Model], objs) -> None:
+        """Insert new rows (no id of their own yet)."""
+        objs = list(objs)
+        if not objs:
+            return
+        assert all(obj.pk is None for obj in objs), "Writes.insert takes new rows; their ids are the sequence's"
+        fields = [f for f in model._meta.local_concrete_fields if not f.primary_key and not f.generated]
+        query = sql.InsertQuery(model)
+        query.insert_values(fields, objs)
+        self._statements.extend(query.get_compiler(connection=connection).as_sql())
+
+    def update(self, rows: QuerySet, **values) -> None:
+        """`rows.update(**values)`, queued."""
+        query = rows.query.chain(sql.UpdateQuery)
+        query.add_update_values(values)
+        try:
+            self._statements.append(query.get_compiler(connection=connection).as_sql())
+        except EmptyResultSet:
+            pass  # rows that match nothing by construction (`in []`): nothing to send
+
+    def send(self) -> None:
+        statements, self._statements = self._statements, []
+        if not statements:
+            return
+        assert connection.in_atomic_block, "a command's writes are sent inside its transaction"
+        with connection.cursor() as cursor:
+            if len(statements) == 1 or not psycopg.Pipeline.is_supported():
+                # One statement needs no pipeline; nor can a libpq older than 14 (psycopg
+                # built against the system's): then one round trip each, as before.
+                for statement, params in statements:
+                    cursor.execute(statement, params)
+                return
+            # Django's cursor (its query log and execute wrappers see every statement) on
+            # the connection in pipeline mode: each execute is queued, and the pipeline's
+            # end sends them all and waits once. A failed statement raises there.
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                for statement, params in statements:
+                    cursor.execute(statement, params)
+
+
 @dataclass
 class _Ledger:
     """What every writer needs, and the command's round, read at most once."""
@@ -40,19 +108,53 @@ class _Ledger:
     table: Table
     event: TableEvent
     stamp: Stamp
+    writes: Writes = field(default_factory=Writes)
     meter: JackpotMeter | None = None  # the progressive's meter, locked by the service
     current: Round | None = None  # the round this command concerns, once read
 
     def round(self, number: int) -> Round:
+        """The round row itself, for a writer that needs its id in Python (a hash covers
+        it): what is queued is sent first, so the read sees this command's writes."""
         if self.current is None or self.current.number != number:
+            self.writes.send()
             self.current = Round.objects.get(table=self.table, number=number)
         return self.current
 
+    def rounds(self, number: int) -> QuerySet:
+        return Round.objects.filter(table=self.table, number=number)
 
-def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp, meter: JackpotMeter | None = None) -> None:
+    def round_id(self, number: int):
+        """The round's id for a row that names it: its id when already read, else a
+        sub-select by table and number (unique), evaluated by the statement itself."""
+        if self.current is not None and self.current.number == number:
+            return self.current.pk
+        return Subquery(self.rounds(number).values("pk"))
+
+
+def _names_the_event(records: list[r.Record]) -> bool:
+    """Whether a row this command writes holds the event's id: the collection and jackpot
+    entries (their hashes cover it) and the rotation log."""
+    return any(
+        isinstance(rec, (r.RotationEntry, r.JackpotMoved))
+        or (isinstance(rec, r.BetsClosed) and rec.fees)
+        or (isinstance(rec, (r.RoundSettled, r.RoundVoided)) and rec.fee_refunds)
+        for rec in records
+    )
+
+
+def write(
+    writes: Writes, *, table: Table, event: TableEvent, records: list[r.Record], stamp: Stamp,
+    meter: JackpotMeter | None = None,
+) -> None:
+    """The event and the ledger rows of its records, queued on `writes` (some written at
+    once: see the module's docstring); the caller queues its own and sends them."""
+    if _names_the_event(records):
+        event.save(force_insert=True)  # its id is needed now
+    else:
+        writes.insert(TableEvent, [event])
     rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
     if rotation:
-        RotationLogEntry.objects.bulk_create(
+        writes.insert(RotationLogEntry, (
             RotationLogEntry(
                 table=table,
                 event=event,
@@ -65,19 +167,20 @@ def write(*, table: Table, event: TableEvent, records: list[r.Record], stamp: St
                 created_at=stamp.now,
             )
             for rec in rotation
-        )
-    ledger = _Ledger(table, event, stamp, meter)
+        ))
+    ledger = _Ledger(table, event, stamp, writes, meter)
     for rec in records:
         writer = _WRITERS.get(type(rec))
         if writer is not None:
             writer(rec, ledger)
 
 
-def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Stamp) -> None:
+def _append_collections(ledger: _Ledger, entries: list[CollectionEntry]) -> None:
     """Number the entries in the table's collection chain, put them in the fee box on the
     table now, link their hashes, insert."""
     if not entries:
         return
+    table, stamp = ledger.table, ledger.stamp
     key_id = hashchain.current_key_id()
     box_id = box_in_force(table=table, gaming_day=stamp.gaming_day, shift=stamp.shift)
     for entry in entries:
@@ -87,12 +190,12 @@ def _append_collections(table: Table, entries: list[CollectionEntry], stamp: Sta
         entry.created_at, entry.gaming_day, entry.shift = stamp.now, stamp.gaming_day, stamp.shift
         entry.prev_hash, entry.hash_key = table.collection_head, key_id
         entry.row_hash = table.collection_head = hashchain.link(entry.prev_hash, entry.chain_content(), key_id)
-    CollectionEntry.objects.bulk_create(entries)
+    ledger.writes.insert(CollectionEntry, entries)
 
 
 def _seated(rec: r.Seated, ledger: _Ledger):
     tppp = rec.tppp or {}
-    SeatOccupancy.objects.create(
+    ledger.writes.insert(SeatOccupancy, [SeatOccupancy(
         table=ledger.table,
         seat=rec.seat,
         player=rec.player,
@@ -101,18 +204,19 @@ def _seated(rec: r.Seated, ledger: _Ledger):
         tppp_badge=tppp.get("badge", ""),
         tppp_company=tppp.get("company", ""),
         tppp_expires=tppp.get("expires"),
-    )
+    )])
 
 
 def _left(rec: r.Left, ledger: _Ledger):
-    SeatOccupancy.objects.filter(table=ledger.table, seat=rec.seat, left_at__isnull=True).update(
-        left_at=ledger.stamp.now, left_seq=ledger.event.seq
+    ledger.writes.update(
+        SeatOccupancy.objects.filter(table=ledger.table, seat=rec.seat, left_at__isnull=True),
+        left_at=ledger.stamp.now, left_seq=ledger.event.seq,
     )
 
 
 def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
     config = ledger.table.config
-    ledger.current = Round.objects.create(
+    ledger.writes.insert(Round, [Round(
         table=ledger.table,
         number=rec.round,
         config=config,
@@ -127,31 +231,36 @@ def _round_opened(rec: r.RoundOpened, ledger: _Ledger):
         side_bets=ledger.table.state["config"].get("side_bets"),
         opened_at=ledger.stamp.now,
         gaming_day=ledger.stamp.gaming_day,
-    )
+    )])
 
 
 def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
-    rnd = ledger.round(rec.round)
-    Round.objects.filter(pk=rnd.pk).update(deck=rec.deck, street="preflop")
+    if rec.fees:
+        ledger.round(rec.round)  # the fee lines hash its id and take its fee schedule
+    round_id = ledger.round_id(rec.round)
+    ledger.writes.update(ledger.rounds(rec.round), deck=rec.deck, street="preflop")
     # The wagers the player-dealer banks; a progressive wager is a jackpot contribution,
     # recorded in its meter's ledger (_jackpot), never as a wager.
-    Wager.objects.bulk_create(
-        Wager(round=rnd, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=ledger.stamp.now)
+    ledger.writes.insert(Wager, (
+        Wager(round_id=round_id, seat=w.seat, player=w.player, kind=kind, amount=amount, created_at=ledger.stamp.now)
         for w in rec.wagers
         for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips), ("bad_beat", w.bad_beat), ("pairs", w.pairs))
         if amount
-    )
+    ))
     # The backline wagers, in the order first placed (their ids keep it: rounds.audit).
-    Wager.objects.bulk_create(
+    ledger.writes.insert(Wager, (
         Wager(
-            round=rnd, seat=w.seat, player=w.bettor, kind=kind, amount=amount, backline=True, bettor=w.bettor,
+            round_id=round_id, seat=w.seat, player=w.bettor, kind=kind, amount=amount, backline=True, bettor=w.bettor,
             created_at=ledger.stamp.now,
         )
         for w in rec.backlines
         for kind, amount in (("ante", w.ante), ("blind", w.blind), ("trips", w.trips))
         if amount
-    )
-    _append_collections(ledger.table, [
+    ))
+    if not rec.fees:
+        return
+    rnd = ledger.round(rec.round)
+    _append_collections(ledger, [
         CollectionEntry(
             table=ledger.table,
             round=rnd,
@@ -166,44 +275,45 @@ def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
             schedule_id=rnd.fee_schedule_id,
         )
         for f in rec.fees
-    ], ledger.stamp)
+    ])
 
 
 def _cards(rec: r.CardsDealt, ledger: _Ledger):
-    rnd = ledger.round(rec.round)
-    RoundCard.objects.bulk_create(
-        RoundCard(round=rnd, position=pos, index=i, card=card, source=rec.source, created_at=ledger.stamp.now)
+    round_id = ledger.round_id(rec.round)
+    ledger.writes.insert(RoundCard, (
+        RoundCard(round_id=round_id, position=pos, index=i, card=card, source=rec.source, created_at=ledger.stamp.now)
         for pos, i, card in rec.cards
-    )
+    ))
 
 
 def _street(rec: r.StreetReached, ledger: _Ledger):
-    Round.objects.filter(table=ledger.table, number=rec.round).update(street=rec.street)
+    ledger.writes.update(ledger.rounds(rec.round), street=rec.street)
 
 
 def _decided(rec: r.Decided, ledger: _Ledger):
-    rnd = ledger.round(rec.round)
+    round_id = ledger.round_id(rec.round)
     bettor = rec.bettor or ""  # a backline bettor's decision, carried from the seat's
-    Decision.objects.create(
-        round=rnd, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount,
+    ledger.writes.insert(Decision, [Decision(
+        round_id=round_id, seat=rec.seat, player=rec.player, street=rec.street, action=rec.action, amount=rec.amount,
         bettor=bettor, created_at=ledger.stamp.now,
-    )
+    )])
     if rec.action == "play":
-        Wager.objects.create(
-            round=rnd, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, backline=bool(bettor),
+        ledger.writes.insert(Wager, [Wager(
+            round_id=round_id, seat=rec.seat, player=rec.player, kind="play", amount=rec.amount, backline=bool(bettor),
             bettor=bettor, created_at=ledger.stamp.now,
-        )
+        )])
 
 
-def _refunds(rnd: Round, fee_lines, ledger: _Ledger, *, reason: str):
+def _refunds(number: int, fee_lines, ledger: _Ledger, *, reason: str):
     if not fee_lines:
         return
+    rnd = ledger.round(number)  # the refunds hash its id; the fees they return are read
     # A seat's backline bettors share its seat and payer role: the bettor (`player`) tells them apart.
     fees = {
         (f.seat, f.payer, f.player if f.payer == "backline" else None): f
         for f in CollectionEntry.objects.filter(round=rnd, kind="fee", seat__in=[line.seat for line in fee_lines])
     }
-    _append_collections(ledger.table, [
+    _append_collections(ledger, [
         CollectionEntry(
             table=ledger.table,
             round=rnd,
@@ -220,15 +330,15 @@ def _refunds(rnd: Round, fee_lines, ledger: _Ledger, *, reason: str):
             reason=reason,
         )
         for fee in (fees[(line.seat, line.payer, line.player if line.payer == "backline" else None)] for line in fee_lines)
-    ], ledger.stamp)
+    ])
 
 
 def _settled(rec: r.RoundSettled, ledger: _Ledger):
-    rnd = ledger.round(rec.round)
+    round_id = ledger.round_id(rec.round)
     s = rec.settlement
-    SettlementLine.objects.bulk_create(
+    ledger.writes.insert(SettlementLine, (
         SettlementLine(
-            round=rnd,
+            round_id=round_id,
             order=i,
             seat=line.seat,
             player=line.player,
@@ -242,9 +352,10 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
             created_at=ledger.stamp.now,
         )
         for i, line in enumerate(s.lines, start=1)
-    )
-    _refunds(rnd, rec.fee_refunds, ledger, reason="bank_could_not_act")
-    Round.objects.filter(pk=rnd.pk).update(
+    ))
+    _refunds(rec.round, rec.fee_refunds, ledger, reason="bank_could_not_act")
+    ledger.writes.update(
+        ledger.rounds(rec.round),
         status="settled",
         street="settled",
         closed_at=ledger.stamp.now,
@@ -257,10 +368,10 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
 
 
 def _voided(rec: r.RoundVoided, ledger: _Ledger):
-    rnd = ledger.round(rec.round)
-    _refunds(rnd, rec.fee_refunds, ledger, reason="round_voided")
-    Round.objects.filter(pk=rnd.pk).update(
-        status="voided", closed_at=ledger.stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by
+    _refunds(rec.round, rec.fee_refunds, ledger, reason="round_voided")
+    ledger.writes.update(
+        ledger.rounds(rec.round),
+        status="voided", closed_at=ledger.stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by,
     )
 
 
@@ -269,9 +380,9 @@ def _jackpot(rec: r.JackpotMoved, ledger: _Ledger):
     stamp = ledger.stamp
     boxed = any(line.kind in jackpot.BOXED_KINDS for line in rec.lines)
     box_id = box_in_force(table=ledger.table, gaming_day=stamp.gaming_day, shift=stamp.shift, slot="jackpot") if boxed else None
+    rnd = ledger.round(rec.round)  # sends what is queued: the meter's rows are written at once
     jackpot.entries_append(
-        ledger.meter, list(rec.lines), stamp=stamp, table=ledger.table, rnd=ledger.round(rec.round), event=ledger.event,
-        box_id=box_id,
+        ledger.meter, list(rec.lines), stamp=stamp, table=ledger.table, rnd=rnd, event=ledger.event, box_id=box_id,
     )
 
 

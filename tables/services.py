@@ -19,7 +19,8 @@ from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive_row
-from cardroom.audit import audit_record
+from cardroom.audit import audit_entry, audit_record
+from cardroom.models import AuditEntry
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
@@ -505,18 +506,25 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         hash_key=hashchain.current_key_id(),
     )
     event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
-    event.save(force_insert=True)
-    recording.write(table=table, event=event, records=records, stamp=stamp, meter=meter)
+    # The event, its ledger rows, the table row and the audit row go to the database
+    # together, in this order, in one round trip (recording.Writes).
+    writes = recording.Writes()
+    recording.write(writes, table=table, event=event, records=records, stamp=stamp, meter=meter)
     _patron_escalate(table, records, actor)
-    table.save(update_fields=["version", "state", "event_head", "collection_seq", "collection_head", "chain_day"])
-    audit_record(
+    writes.update(Table.objects.filter(pk=table.pk), **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
+    writes.insert(AuditEntry, [audit_entry(
         actor=actor,
         action="command",
         table_id=table.pk,
         summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
         detail={"seq": event.seq, "command": command},
-    )
+    )])
+    writes.send()
     return _Done(event, result, records, meter)
+
+
+# What `_do` writes back to the locked table row (chain_day: checkpoints.close_day_if_turned).
+_TABLE_FIELDS_A_COMMAND_MOVES = ("version", "state", "event_head", "collection_seq", "collection_head", "chain_day")
 
 
 def _notify(table: Table, done: _Done) -> None:
