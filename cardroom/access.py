@@ -135,7 +135,7 @@ class DriveGrant:
     `drivers_version` and the gaming day and shift.
 
     The counter is moved by the database on every change of the table's assignments
-    (tables/migrations/0018), and the shift follows the clock, so while all of them match
+    (tables/migrations/0019_table_drivers_version.py), and the shift follows the clock, so while all of them match
     the answer stands without asking the assignments again: an ended assignment, a
     relief hand-over or a new shift each makes the next command ask, with no signal, no
     channel layer and no write of its own (Redis may be down)."""

@@ -12,7 +12,7 @@ the app process logs in as a role that owns nothing and holds only what it uses:
   lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations`: SELECT only. The
   table row's `drivers_version` is the exception a grant cannot state (the role updates
   that row on every command): a trigger refuses any change of it but the one the
-  assignment trigger makes (tables/migrations/0018);
+  assignment trigger makes (tables/migrations/0019_table_drivers_version.py);
 * sequences: USAGE and SELECT; the schema: USAGE (no CREATE).
 
 Not the owner, so no ALTER TABLE (no DISABLE TRIGGER) and no DROP. Tables created later

@@ -1,6 +1,6 @@
 """Who may drive a table is checked where it cannot be missed (issue 24): the table row's
 `drivers_version`, moved by the database on every change of the table's assignments
-(tables/migrations/0018), compared under the table lock with what the socket's actor
+(tables/migrations/0019_table_drivers_version.py), compared under the table lock with what the socket's actor
 holds (cardroom.access.DriveGrant), together with the gaming day and shift."""
 
 from contextlib import nullcontext
