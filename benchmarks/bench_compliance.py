@@ -11,7 +11,7 @@ table; its rows (wagers, decisions, cards, settlement lines, fee lines) are the 
 of every generated round. The generated rounds are written with COPY (psycopg 3
 `cursor.copy`), one connection per ledger table so that PostgreSQL parses them on both
 cores, spread over `--tables` tables and `--days` gaming days ending today (so that the
-pages' default "this month" has rows). Each round has its settling event in the table's
+pages' default "this month" has rows). Each round has its opening and settling events in the table's
 event chain, its fee lines in the table's collection chain, and a rotation log entry.
 The links are computed by `cardroom.hashchain.link` over the models' own
 `chain_content()`, as the command service does, and the tables' heads are moved, so
@@ -132,7 +132,7 @@ class Loader:
         cal = calendar()
         key_id = hashchain.current_key_id()
         per_round = {m: len(self.template.children.get(m, [])) for m in self.models}
-        per_round.update({self.Round: 1, self.TableEvent: 1, self.RotationLogEntry: 1, self.CollectionEntry: len(self.template.collections)})
+        per_round.update({self.Round: 1, self.TableEvent: 2, self.RotationLogEntry: 1, self.CollectionEntry: len(self.template.collections)})
         connections = {m: psycopg.connect(**self.params) for m in self.models}
         try:
             ids = {}
@@ -154,6 +154,18 @@ class Loader:
                 copies[model].write("\t".join(copy_text(values[f.attname]) for f in columns[model]) + "\n")
                 self.rows[model] += 1
 
+            # Each template child row as COPY text once, with holes for what each round
+            # changes (its own id, the round, the time, the player): per round, a format.
+            children = []
+            for model, rows in self.template.children.items():
+                prepared = []
+                for child in rows:
+                    parts = [None, None, None, None]
+                    for f in columns[model]:
+                        hole = {"id": "{0}", "round_id": "{1}", "created_at": "{2}", "player": "{3}"}.get(f.attname)
+                        parts.append(hole or copy_text(child[f.attname]).replace("{", "{{").replace("}", "}}"))
+                    prepared.append((child.get("player"), parts))
+                children.append((model, prepared))
             event = self.TableEvent(hash_key=key_id)
             entry = self.CollectionEntry(hash_key=key_id)
             shifts = {}
@@ -183,26 +195,33 @@ class Loader:
                     gaming_day=day, closed_at=closed,
                 )
                 write(self.Round, row)
-                # The settling event, in the table's event chain.
-                chain.event_seq += 1
-                event.id, event.table_id, event.seq = ids[self.TableEvent], chain.table_id, chain.event_seq
-                ids[self.TableEvent] += 1
-                event.command_type, event.command, event.command_id = "settle", {"type": "settle"}, None
-                event.result = {"ok": True}
-                event.records = [{"kind": "RoundSettled", "round": chain.number}]
-                event.actor, event.created_at, event.gaming_day = "dealer-ann", closed, day
-                event.prev_hash = chain.event_head
-                event.row_hash = hashchain.link(chain.event_head, event.chain_content(), key_id)
-                chain.event_head = event.row_hash
-                write(self.TableEvent, {f.attname: getattr(event, f.attname) for f in columns[self.TableEvent]})
-                for model, rows in self.template.children.items():
-                    for child in rows:
-                        values = dict(child)
-                        values.update(id=ids[model], round_id=round_id, created_at=closed)
+                # The opening and the settling events, in the table's event chain (the
+                # rotation pages find a round's opening by its event).
+                for kind, at, result, records in (
+                    ("open_round", opened, {"ok": True, "round": chain.number}, [{"kind": "RoundOpened", "round": chain.number}]),
+                    ("settle", closed, {"ok": True}, [{"kind": "RoundSettled", "round": chain.number}]),
+                ):
+                    chain.event_seq += 1
+                    event.id, event.table_id, event.seq = ids[self.TableEvent], chain.table_id, chain.event_seq
+                    ids[self.TableEvent] += 1
+                    event.command_type, event.command, event.command_id = kind, {"type": kind}, None
+                    event.result, event.records = result, records
+                    event.actor, event.created_at, event.gaming_day = "dealer-ann", at, day
+                    event.prev_hash = chain.event_head
+                    event.row_hash = hashchain.link(chain.event_head, event.chain_content(), key_id)
+                    chain.event_head = event.row_hash
+                    write(self.TableEvent, {f.attname: getattr(event, f.attname) for f in columns[self.TableEvent]})
+                at = closed.isoformat()
+                for model, rows in children:
+                    out = copies[model]
+                    for player, parts in rows:
+                        # The template row's text with this round's id, round, time, player.
+                        parts[0], parts[1], parts[2] = str(ids[model]), str(round_id), at
+                        if player is not None:
+                            parts[3] = copy_text(names.get(player, player))
+                        out.write("\t".join(parts[4:]).format(*parts[:4]) + "\n")
                         ids[model] += 1
-                        if "player" in values:
-                            values["player"] = names.get(values["player"], values["player"])
-                        write(model, values)
+                    self.rows[model] += len(rows)
                 for fee in self.template.collections:
                     for name, value in fee.items():
                         setattr(entry, name, value)

@@ -10,6 +10,7 @@ request, and only reports).
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.db.models import Prefetch
 
@@ -25,6 +26,8 @@ from collections_fees.selectors import (
     utc_text,
     where_clause,
 )
+from cardroom.gaming_day import calendar
+from collections_fees.keyset import Key, KeysetRows
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from rounds.selectors import RoundCards, round_cards
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
@@ -167,6 +170,17 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
 
 
+# The round history's order, (table, number), as a keyset (collections_fees/keyset.py):
+# a table's rounds are numbered in time order, so their gaming days never go back, and
+# the gaming day between lets the index on (table, gaming day, number) serve a day range.
+ROUND_KEYS = (Key("table_id", "int"), Key("gaming_day", "date"), Key("number", "int"))
+
+
+def round_history_rows(filters: Filters) -> KeysetRows:
+    query = round_history_query(filters, with_lists=False)
+    return KeysetRows(query.sql, query.params, ROUND_KEYS)
+
+
 def withheld_cards() -> dict[str, list[str]]:
     """For each round in play, by id, the cards its records may not show
     (rounds.visibility.withheld_from_records); a round that cannot be judged is left out,
@@ -284,6 +298,23 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         filters,
         {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
     )
+    # The log is in time order per table. An entry's gaming day is its event's, a join
+    # away, and a round's is not the time the log is ordered by: the times bound both on
+    # their own rows, so the indexes on (table, time) read only the range, not the years
+    # before it. A day's bounds widened by a day either way: a bound, never the filter.
+    cal = calendar()
+    if filters.day_from:
+        rot_conditions.append("e.created_at >= %s")
+        rot_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
+    if filters.day_to:
+        rot_conditions.append("e.created_at < %s")
+        rot_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
+    if filters.day_from:
+        round_conditions.append("r.opened_at >= %s")
+        round_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
+    if filters.day_to:
+        round_conditions.append("r.opened_at < %s")
+        round_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
     sql = f"""
         SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
                ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
@@ -305,6 +336,15 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     """
     params = (*rot_params, *round_params)
     return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
+
+
+ROTATION_KEYS = (Key("table_id", "int"), Key("at", "timestamptz"), Key("entry_order", "int"), Key("entry_id", "int"))
+
+
+def rotation_log_rows(filters: Filters) -> KeysetRows:
+    """The rotation log's page rows, by key in the log's own order (collections_fees/keyset.py)."""
+    query = rotation_log_query(filters)
+    return KeysetRows(query.sql, query.params, ROTATION_KEYS)
 
 
 # --- Offered before every round (game-rules 2A.1) --------------------------------------------

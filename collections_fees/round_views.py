@@ -32,7 +32,7 @@ def round_history(request):
         request,
         "compliance/rounds.html",
         RoundFilterForm,
-        lambda filters: (SqlRows(selectors.round_history_query(filters, with_lists=False)), {}),
+        lambda filters: (selectors.round_history_rows(filters), {}),
     )
 
 
@@ -103,7 +103,7 @@ def rotation_log(request):
         request,
         "compliance/rotation.html",
         RotationFilterForm,
-        lambda filters: (SqlRows(selectors.rotation_log_query(filters)), {}),
+        lambda filters: (selectors.rotation_log_rows(filters), {}),
     )
 
 

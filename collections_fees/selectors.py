@@ -26,6 +26,7 @@ from rounds.models import Round
 from tables.models import Approval, ApprovalDecision, Table, TableEvent
 
 from . import counts
+from .keyset import Key, KeysetRows
 from .models import (
     BoxCount,
     BoxPlacement,
@@ -349,13 +350,36 @@ def _fee_and_refund_sums(alias: str) -> str:
         coalesce(sum({alias}.amount) FILTER (WHERE {alias}.kind = 'refund'), 0)::bigint AS refunds"""
 
 
-def collection_line_sums(filters: Filters) -> dict:
-    """Counts and sums of the lines the filters select (all filters apply)."""
+# The log's order, (table, chain seq), as a keyset (collections_fees/keyset.py). The
+# gaming day between the two changes nothing: along a table's chain the lines are written
+# in time order, so their gaming days never go back; it lets the index on (table,
+# gaming day, seq) serve a day range in order.
+COLLECTION_KEYS = (Key("table_id", "int"), Key("gaming_day", "date"), Key("seq", "int"))
+
+
+def collection_line_rows(filters: Filters) -> KeysetRows:
     query = collection_lines_query(filters)
-    rows = fetch_dicts(
-        f"SELECT {_fee_and_refund_sums('b')} FROM ({query.sql}) b",
-        query.params,
+    return KeysetRows(query.sql, query.params, COLLECTION_KEYS)
+
+
+def collection_line_sums(filters: Filters) -> dict:
+    """Counts and sums of the lines the filters select (all filters apply). Read from
+    the collection entries alone (the event's only for the dealer filter): each line of
+    the log is one entry (its other joins follow foreign keys, or find at most one refund),
+    so the sums are the log's, without joining six tables for every line of a month."""
+    conditions, params = filter_conditions(
+        filters,
+        {
+            "day_from": "ce.gaming_day",
+            "day_to": "ce.gaming_day",
+            "table": "ce.table_id",
+            "dealer": "ev.actor",
+            "payer": "ce.payer",
+            "player": "ce.player",
+        },
     )
+    join = f"JOIN {EVENT} ev ON ev.id = ce.event_id" if filters.dealer else ""
+    rows = fetch_dicts(f"SELECT {_fee_and_refund_sums('ce')} FROM {CE} ce {join} {where_clause(conditions)}", tuple(params))
     sums = rows[0]
     sums["net"] = sums["fees"] - sums["refunds"]
     return sums
@@ -439,15 +463,28 @@ def table_choices() -> list[tuple[int, str]]:
 
 
 def dealer_choices(filters: Filters) -> list[str]:
-    """The staff who wrote collection lines in the day range (for the dealer filter)."""
-    entries = CollectionEntry.objects.all()
-    if filters.day_from:
-        entries = entries.filter(gaming_day__gte=filters.day_from)
-    if filters.day_to:
-        entries = entries.filter(gaming_day__lte=filters.day_to)
-    return list(
-        TableEvent.objects.filter(pk__in=entries.values("event_id")).values_list("actor", flat=True).distinct().order_by("actor")
-    )
+    """The staff who wrote collection lines in the day range (for the dealer filter).
+
+    A line's gaming day is its event's (both are the command's), so the candidates are
+    the actors of the range's events, found one at a time by skipping through the index on
+    (actor, gaming day) (a few dealers, not a month of events), each kept if one of their
+    events in the range wrote a line."""
+    conditions, params = filter_conditions(filters, {"day_from": "e.gaming_day", "day_to": "e.gaming_day"})
+    in_range = "".join(f" AND {c}" for c in conditions)
+    sql = f"""
+        WITH RECURSIVE actors(actor) AS (
+            SELECT (SELECT min(e.actor) FROM {EVENT} e WHERE TRUE{in_range})
+            UNION ALL
+            SELECT (SELECT min(e.actor) FROM {EVENT} e WHERE e.actor > a.actor{in_range})
+            FROM actors a WHERE a.actor IS NOT NULL
+        )
+        SELECT a.actor FROM actors a
+        WHERE a.actor IS NOT NULL AND EXISTS (
+            SELECT 1 FROM {EVENT} e JOIN {CE} ce ON ce.event_id = e.id WHERE e.actor = a.actor{in_range}
+        )
+        ORDER BY a.actor
+    """
+    return [row["actor"] for row in fetch_dicts(sql, (*params, *params, *params))]
 
 
 def export_manifests(*, limit: int = 200):

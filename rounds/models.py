@@ -52,6 +52,12 @@ class Round(models.Model):
             models.UniqueConstraint(fields=["table", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(bank__gt=0), name="round_bank_positive"),
         ]
+        # The compliance pages' keyset orders over a day range (docs/scaling.md): the
+        # round history by (table, gaming day, number), the rotation log by (table, time).
+        indexes = [
+            models.Index(fields=["table", "gaming_day", "number"], name="round_table_day_number"),
+            models.Index(fields=["table", "opened_at", "id"], name="round_table_opened"),
+        ]
 
 
 # A backline row (game-rules 12) is marked and names its bettor (then `player` is the

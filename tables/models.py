@@ -153,6 +153,8 @@ class TableEvent(models.Model):
                 fields=["table", "command_id"], condition=Q(command_id__isnull=False), name="table_event_command_id_unique"
             ),
         ]
+        # The collection log's dealer choices skip from actor to actor over a day range.
+        indexes = [models.Index(fields=["actor", "gaming_day"], name="table_event_actor_day")]
 
 
     def chain_content(self) -> dict:
@@ -244,6 +246,8 @@ class RotationLogEntry(models.Model):
 
     class Meta:
         ordering = ["id"]
+        # The rotation log's keyset order over a day range (docs/scaling.md).
+        indexes = [models.Index(fields=["table", "created_at", "id"], name="rotation_table_at")]
 
 
 class DealerAssignment(models.Model):
