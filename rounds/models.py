@@ -7,6 +7,7 @@ append-only rows.
 
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Upper
 
 
 class Round(models.Model):
@@ -57,6 +58,8 @@ class Round(models.Model):
         indexes = [
             models.Index(fields=["table", "gaming_day", "number"], name="round_table_day_number"),
             models.Index(fields=["table", "opened_at", "id"], name="round_table_opened"),
+            # The closer summary selects a shift's rounds by when they opened.
+            models.Index(fields=["opened_at"], name="round_opened_at"),
         ]
 
 
@@ -78,6 +81,8 @@ class Wager(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        # A patron's history finds their wagers by id, whatever its case (player__iexact).
+        indexes = [models.Index(Upper("player"), name="wager_player_upper")]
         constraints = [
             models.UniqueConstraint(fields=["round", "seat", "bettor", "kind"], name="one_wager_per_kind_and_bettor"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="wager_positive"),

@@ -9,6 +9,7 @@ from datetime import UTC
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
 
 from cardroom.hashchain import GENESIS
 from cardroom.models import SignedCheckpoint
@@ -154,7 +155,14 @@ class TableEvent(models.Model):
             ),
         ]
         # The collection log's dealer choices skip from actor to actor over a day range.
-        indexes = [models.Index(fields=["actor", "gaming_day"], name="table_event_actor_day")]
+        indexes = [
+            models.Index(fields=["actor", "gaming_day"], name="table_event_actor_day"),
+            # The rotation pages find each round's opening event by the round it opened.
+            models.Index(
+                models.F("table"), KeyTextTransform("round", "result"), condition=Q(command_type="open_round"),
+                name="table_event_round_opened",
+            ),
+        ]
 
 
     def chain_content(self) -> dict:
