@@ -255,7 +255,11 @@ class RotationLogEntry(models.Model):
     class Meta:
         ordering = ["id"]
         # The rotation log's keyset order over a day range (docs/scaling.md).
-        indexes = [models.Index(fields=["table", "created_at", "id"], name="rotation_table_at")]
+        indexes = [
+            models.Index(fields=["table", "created_at", "id"], name="rotation_table_at"),
+            # "Offered before every round": did this player-dealer accept an offer at the table?
+            models.Index(fields=["table", "player"], condition=Q(action="accept"), name="rotation_accepts_by_player"),
+        ]
 
 
 class DealerAssignment(models.Model):
