@@ -53,6 +53,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--baseline-rounds", type=int, default=1_000, help="rounds of the same run's baseline")
     parser.add_argument("--repeats", type=int, default=7, help="fetches per page")
     parser.add_argument("--no-verify", action="store_true", help="skip verify_logs on the large ledger")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="time only this page or export (its name in the report; repeatable)")
+    parser.add_argument("--explain", action="append", default=[], metavar="NAME",
+                        help="on the large ledger, print EXPLAIN ANALYZE of this page's slowest queries, "
+                             "or of this export's query (its name in the report; repeatable)")
     args = parser.parse_args(argv)
     from tests.plugins.services import Services
 
@@ -346,9 +351,13 @@ def exports(ctx) -> list[tuple[str, str, dict]]:
     ]
 
 
-def time_pages(client, ctx, repeats: int) -> dict:
+def chosen(items: list, only: list[str]) -> list:
+    return [item for item in items if not only or item[0] in only]
+
+
+def time_pages(client, ctx, repeats: int, only: list[str]) -> dict:
     results = {}
-    for name, url in pages(ctx):
+    for name, url in chosen(pages(ctx), only):
         client.get(url)  # warm: templates compiled, plans cached
         spent, status = [], None
         for _ in range(repeats):
@@ -362,11 +371,11 @@ def time_pages(client, ctx, repeats: int) -> dict:
     return results
 
 
-def time_exports(asgi, ctx) -> dict:
+def time_exports(asgi, ctx, only: list[str]) -> dict:
     from collections_fees.models import ExportManifest
 
     results = {}
-    for name, url, params in exports(ctx):
+    for name, url, params in chosen(exports(ctx), only):
         start = time.perf_counter()
         response = asgi.get(url, params, keep_body=False)
         elapsed = time.perf_counter() - start
@@ -377,6 +386,48 @@ def time_exports(asgi, ctx) -> dict:
         rows = manifest.rows if manifest else 0
         results[name] = (rows, rows / elapsed if elapsed else 0.0, elapsed, response.status)
     return results
+
+
+def explain(client, ctx, names: list[str], slowest: int = 3) -> None:
+    """The plans behind a page or an export, on the data just timed: a page's `slowest`
+    queries (captured while it is fetched once) and an export's whole query (its SELECT,
+    as the export's COPY runs it), each through EXPLAIN (ANALYZE, BUFFERS)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from collections_fees.forms import CollectionFilterForm, RotationFilterForm, RoundFilterForm
+    from collections_fees.round_selectors import rotation_log_query, round_history_query
+    from collections_fees.selectors import collection_lines_query
+
+    export_queries = {
+        "collections CSV (a month)": (CollectionFilterForm, collection_lines_query),
+        "rounds CSV (a month)": (RoundFilterForm, round_history_query),
+        "rotation CSV (a month)": (RotationFilterForm, rotation_log_query),
+    }
+    urls = dict(pages(ctx))
+    month = {"from": ctx["month_from"], "to": ctx["day"]}
+
+    def plan(sql: str, params=None) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+            print("\n".join("    " + row[0] for row in cursor.fetchall()), flush=True)
+
+    for name in names:
+        if name in export_queries:
+            form_class, build = export_queries[name]
+            form = form_class(month)
+            assert form.is_valid(), form.errors
+            query = build(form.filters())
+            print(f"\nEXPLAIN {name}:", flush=True)
+            plan(query.export_sql(), query.params)
+            continue
+        with CaptureQueriesContext(connection) as captured:
+            client.get(urls[name])
+        ranked = sorted(captured.captured_queries, key=lambda q: -float(q["time"]))[:slowest]
+        print(f"\nEXPLAIN {name}: {len(captured.captured_queries)} queries, the slowest {len(ranked)}:", flush=True)
+        for query in ranked:
+            print(f"  {float(query['time']) * 1000:.1f} ms: {query['sql'][:300]}", flush=True)
+            plan(query["sql"])
 
 
 def select_one_ms(repeats: int = 50) -> float:
@@ -463,8 +514,10 @@ def run(args) -> None:
                 client = Client()
                 client.force_login(user)
                 floor = select_one_ms()
-                page_times = time_pages(client, ctx(), args.repeats)
-                export_rates = time_exports(AsgiClient(client), ctx())
+                page_times = time_pages(client, ctx(), args.repeats, args.only)
+                export_rates = time_exports(AsgiClient(client), ctx(), args.only)
+                if args.explain and label == "large":
+                    explain(client, ctx(), args.explain)
             finally:
                 db_access.serve_as_owner()
             return {"label": label, "rounds": rounds_loaded, "select1": floor, "pages": page_times, "exports": export_rates}

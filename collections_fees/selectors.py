@@ -103,15 +103,16 @@ class SqlQuery:
     def ordered(self) -> str:
         return f"SELECT * FROM ({self.sql}) b ORDER BY {self.order_by}"
 
+    def export_sql(self) -> str:
+        """The export columns as text, in the query's order: what the export's COPY runs."""
+        select = ", ".join(f"{expr} AS {header}" for header, expr in self.export_columns)
+        return f"SELECT {select} FROM ({self.sql}) b ORDER BY {self.order_by}"
+
     def copy_sql(self) -> str:
         """`COPY ... TO STDOUT` of the export columns, in the query's order. The server
         formats every value as text (the export connection's TimeZone is the cardroom's
         zone), so the bytes depend only on the rows."""
-        select = ", ".join(f"{expr} AS {header}" for header, expr in self.export_columns)
-        return (
-            f"COPY (SELECT {select} FROM ({self.sql}) b ORDER BY {self.order_by}) "
-            "TO STDOUT WITH (FORMAT csv, HEADER true)"
-        )
+        return f"COPY ({self.export_sql()}) TO STDOUT WITH (FORMAT csv, HEADER true)"
 
     def count_sql(self) -> str:
         return f"SELECT count(*) FROM ({self.sql}) b"
