@@ -131,7 +131,9 @@ class TableEvent(models.Model):
     Append-only (a database trigger refuses UPDATE and DELETE).
     """
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the unique (table, seq) and the index on (table, created_at)
+    # both lead with the table, so a third index on it alone would only cost writes.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveBigIntegerField()
     command_type = models.CharField(max_length=32)
     command = models.JSONField()
@@ -162,6 +164,10 @@ class TableEvent(models.Model):
                 models.F("table"), KeyTextTransform("round", "result"), condition=Q(command_type="open_round"),
                 name="table_event_round_opened",
             ),
+            # A round's record names whose commands drove it: the table's events between
+            # its opening and its close, read by time (collections_fees.round_selectors
+            # .round_people), a few rows however long the table's history.
+            models.Index(fields=["table", "created_at"], name="table_event_table_at"),
         ]
 
 
