@@ -97,10 +97,10 @@ def log_page(request, template: str, form_class, contents):
 @page_for(*READERS)
 def collection_log(request):
     def contents(filters):
-        sums = selectors.collection_line_sums(filters)
+        totals = selectors.daily_totals(filters)
         return selectors.collection_line_rows(filters), {
-            "sums": sums,
-            "totals": selectors.daily_totals(filters),
+            "sums": selectors.collection_line_sums(filters, daily=totals),
+            "totals": totals,
             "dealers": selectors.dealer_choices(filters),
         }
 
