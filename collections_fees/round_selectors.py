@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from django.db import connection
 from django.db.models import Prefetch
 
 from collections_fees.models import CollectionEntry, JackpotEntry
@@ -374,20 +375,28 @@ def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True)
     if not_offered_only:
         conditions.append("NOT o.offered")
     # The opening event of each round, and the one before it at the same table: the
-    # window in which its player-dealer must have accepted an offer.
+    # window in which its player-dealer must have accepted an offer. The window's events
+    # are read first, by the table's event order (OFFSET 0 keeps them a step of their
+    # own), then each one's rotation rows: a few rows a round, however many times the
+    # player-dealer accepted at this table before (looking the accepts up by player
+    # instead read all of them, and grew with the table's history).
     sql = f"""
         SELECT o.* FROM (
             SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.pd_seat,
                    r.pd_player, r.status, c.version AS config_version, c.rotation_policy::text AS rotation_policy,
                    EXISTS (
-                       SELECT 1 FROM {ROTATION} e JOIN {EVENT} ae ON ae.id = e.event_id
-                       WHERE e.table_id = r.table_id AND e.action = 'accept' AND e.player = r.pd_player
-                         AND ae.seq < oe.seq
-                         AND ae.seq > COALESCE((
-                             SELECT max(pe.seq) FROM {EVENT} pe
-                             WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
-                               AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
-                         ), 0)
+                       SELECT 1 FROM (
+                           SELECT ae.id FROM {EVENT} ae
+                           WHERE ae.table_id = r.table_id AND ae.seq < oe.seq
+                             AND ae.seq > COALESCE((
+                                 SELECT max(pe.seq) FROM {EVENT} pe
+                                 WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
+                                   AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
+                             ), 0)
+                           OFFSET 0
+                       ) window_event
+                       JOIN {ROTATION} e ON e.event_id = window_event.id
+                       WHERE e.action = 'accept' AND e.player = r.pd_player
                    ) AS offered
             FROM {ROUND} r
             JOIN {TABLE} t ON t.id = r.table_id
@@ -398,3 +407,15 @@ def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True)
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", OFFER_EXPORT_COLUMNS)
+
+
+def rounds_offered_counts(filters: Filters) -> dict:
+    """How many rounds the filters select (`rounds`) and how many of them opened without
+    an offer (`not_offered`), in one pass over the rounds (the page's summary)."""
+    query = rounds_not_offered_query(filters, not_offered_only=False)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE NOT b.offered) FROM ({query.sql}) b", query.params
+        )
+        rounds, not_offered = cursor.fetchone()
+    return {"rounds": rounds, "not_offered": not_offered}
