@@ -109,30 +109,41 @@ def _spot(alias: str) -> str:
     return f"({alias}.seat || CASE WHEN {alias}.bettor <> '' THEN '/' || {bettor} ELSE '' END)"
 
 
+# The list columns, each read once a round. The cards are one read of the round's cards
+# (each position's cards joined, then split three ways), not three; a wager's place among
+# its seat's bettors is the first id of that bettor's wagers, a window over the round's
+# wagers rather than a query a wager.
 ROUND_LISTS = f"""
-    (SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
-                       -- the seat's own, then each bettor in the order they first wagered
-                       ORDER BY w.seat, w.backline,
-                                (SELECT min(f.id) FROM {WAGER} f
-                                  WHERE f.round_id = w.round_id AND f.seat = w.seat AND f.bettor = w.bettor),
-                                array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
-       FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
+    wl.wagers,
     (SELECT string_agg(j.seat || ':' || j.amount, ' ' ORDER BY j.seat, j.id)
        FROM {JACKPOT} j WHERE j.round_id = r.id AND j.kind = 'contribution') AS progressive,
     (SELECT string_agg({_spot('d')} || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
        FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
-    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community' AND {CARD_SHOWN}) AS community,
-    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer' AND {CARD_SHOWN}) AS pd_hole,
-    (SELECT string_agg(h.position || ':' || h.cards, ';' ORDER BY h.position::int)
-       FROM (SELECT c.position, string_agg(c.card, ' ' ORDER BY c.index) AS cards
-               FROM {CARD} c
-              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer') AND {CARD_SHOWN}
-              GROUP BY c.position) h) AS player_hole,
+    cl.community, cl.pd_hole, cl.player_hole,
     (SELECT string_agg({_spot('l')} || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
                        || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
        FROM {LINE} l WHERE l.round_id = r.id) AS settlement_lines,
+"""
+
+ROUND_LIST_JOINS = f"""
+    CROSS JOIN LATERAL (
+        SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
+                          -- the seat's own, then each bettor in the order they first wagered
+                          ORDER BY w.seat, w.backline, w.first_id,
+                                   array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind)) AS wagers
+        FROM (SELECT w.*, min(w.id) OVER (PARTITION BY w.seat, w.bettor) AS first_id
+                FROM {WAGER} w WHERE w.round_id = r.id) w
+    ) wl
+    CROSS JOIN LATERAL (
+        SELECT max(h.cards) FILTER (WHERE h.position = 'community') AS community,
+               max(h.cards) FILTER (WHERE h.position = 'player_dealer') AS pd_hole,
+               string_agg(h.position || ':' || h.cards, ';' ORDER BY h.seat) FILTER (WHERE h.seat IS NOT NULL) AS player_hole
+        FROM (SELECT c.position,
+                     CASE WHEN c.position NOT IN ('community', 'player_dealer') THEN c.position::int END AS seat,
+                     string_agg(c.card, ' ' ORDER BY c.index) AS cards
+                FROM {CARD} c WHERE c.round_id = r.id AND {CARD_SHOWN}
+               GROUP BY c.position) h
+    ) cl
 """
 
 
@@ -166,6 +177,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         JOIN {CONFIG} c ON c.id = r.config_id
         LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
         {"CROSS JOIN (SELECT %s::jsonb AS cards) withheld" if with_lists else ""}
+        {ROUND_LIST_JOINS if with_lists else ""}
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
