@@ -230,7 +230,13 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
     """One row per collection entry (a fee line or its refund), with the round number,
     the schedule version, the dealer (actor of the command that wrote the line), and the
     status read from the stored rows: a fee is `collected` unless a refund row points at
-    it (`refunded`, with that refund's reason); a refund row is `refund` with its reason."""
+    it (`refunded`, with that refund's reason); a refund row is `refund` with its reason.
+
+    The refunded fee and the drop box are looked up a line at a time (most lines have
+    neither), not joined: with three instances of the entries' table among eight joined
+    tables, PostgreSQL spent 40-130 ms planning the page's query, which it then ran in
+    2 ms. The refunds are read through their own index (`IS NOT NULL`: a few rows),
+    not by scanning every entry."""
     conditions, params = filter_conditions(
         filters,
         {
@@ -250,16 +256,15 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
                CASE WHEN ce.kind = 'refund' THEN 'refund'
                     WHEN rf.id IS NULL THEN 'collected' ELSE 'refunded' END AS status,
                CASE WHEN ce.kind = 'refund' THEN ce.reason ELSE coalesce(rf.reason, '') END AS reason,
-               orig.seq AS refund_of_seq, rf.seq AS refunded_by_seq, ce.row_hash,
-               bx.identifier AS drop_box
+               (SELECT orig.seq FROM {CE} orig WHERE orig.id = ce.refund_of_id) AS refund_of_seq,
+               rf.seq AS refunded_by_seq, ce.row_hash,
+               (SELECT bx.identifier FROM {BOX} bx WHERE bx.id = ce.box_id) AS drop_box
         FROM {CE} ce
         JOIN {TABLE} t ON t.id = ce.table_id
-        LEFT JOIN {BOX} bx ON bx.id = ce.box_id
         JOIN {ROUND} r ON r.id = ce.round_id
         JOIN {EVENT} ev ON ev.id = ce.event_id
         JOIN {SCHEDULE} fs ON fs.id = ce.schedule_id
-        LEFT JOIN {CE} rf ON rf.refund_of_id = ce.id
-        LEFT JOIN {CE} orig ON orig.id = ce.refund_of_id
+        LEFT JOIN {CE} rf ON rf.refund_of_id = ce.id AND rf.refund_of_id IS NOT NULL
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.seq", COLLECTION_EXPORT_COLUMNS)
