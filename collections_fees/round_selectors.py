@@ -387,11 +387,13 @@ def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True)
     if not_offered_only:
         conditions.append("NOT o.offered")
     # The opening event of each round, and the one before it at the same table: the
-    # window in which its player-dealer must have accepted an offer. The window's events
-    # are read first, by the table's event order (OFFSET 0 keeps them a step of their
-    # own), then each one's rotation rows: a few rows a round, however many times the
-    # player-dealer accepted at this table before (looking the accepts up by player
-    # instead read all of them, and grew with the table's history).
+    # window in which its player-dealer must have accepted an offer. Each step is read
+    # for the round at hand, through an index, so a round costs a few rows however long
+    # the table's history (OFFSET 0 and LIMIT keep a step from being merged into a join
+    # the planner then ran over every round the table ever opened): the round's opening
+    # event by the index of openings, the window's events by the table's event order,
+    # and each one's rotation rows by event (looking the accepts up by player instead
+    # read every accept of the player-dealer at the table).
     sql = f"""
         SELECT o.* FROM (
             SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.pd_seat,
@@ -407,14 +409,21 @@ def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True)
                              ), 0)
                            OFFSET 0
                        ) window_event
-                       JOIN {ROTATION} e ON e.event_id = window_event.id
-                       WHERE e.action = 'accept' AND e.player = r.pd_player
+                       CROSS JOIN LATERAL (
+                           SELECT 1 FROM {ROTATION} e
+                           WHERE e.event_id = window_event.id AND e.action = 'accept' AND e.player = r.pd_player
+                           LIMIT 1
+                       ) accepted
                    ) AS offered
             FROM {ROUND} r
             JOIN {TABLE} t ON t.id = r.table_id
             JOIN {CONFIG} c ON c.id = r.config_id
-            JOIN {EVENT} oe ON oe.table_id = r.table_id AND oe.command_type = 'open_round'
-                 AND (oe.result->>'round') = r.number::text
+            CROSS JOIN LATERAL (
+                SELECT oe.seq FROM {EVENT} oe
+                WHERE oe.table_id = r.table_id AND oe.command_type = 'open_round'
+                  AND (oe.result->>'round') = r.number::text
+                OFFSET 0
+            ) oe
         ) o
         {where_clause(conditions)}
     """
