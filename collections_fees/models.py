@@ -86,7 +86,13 @@ class CollectionEntry(models.Model):
 
     class Meta:
         ordering = ["table", "seq"]
-        indexes = [models.Index(fields=["gaming_day", "table"], name="collection_day_table")]
+        indexes = [
+            models.Index(fields=["gaming_day", "table"], name="collection_day_table"),
+            # The log's keyset order over a day range (docs/scaling.md), and the daily
+            # totals read from the index alone (kind and amount carried in it).
+            models.Index(fields=["table", "gaming_day", "seq"], name="collection_table_day_seq"),
+            models.Index(fields=["gaming_day", "table"], include=["kind", "amount"], name="collection_day_table_sums"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["table", "seq"], name="collection_seq_unique"),
             models.CheckConstraint(

@@ -10,7 +10,9 @@ request, and only reports).
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
+from django.db import connection
 from django.db.models import Prefetch
 
 from collections_fees.models import CollectionEntry, JackpotEntry
@@ -25,6 +27,8 @@ from collections_fees.selectors import (
     utc_text,
     where_clause,
 )
+from cardroom.gaming_day import calendar
+from collections_fees.keyset import Key, KeysetRows
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from rounds.selectors import RoundCards, round_cards
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
@@ -105,30 +109,41 @@ def _spot(alias: str) -> str:
     return f"({alias}.seat || CASE WHEN {alias}.bettor <> '' THEN '/' || {bettor} ELSE '' END)"
 
 
+# The list columns, each read once a round. The cards are one read of the round's cards
+# (each position's cards joined, then split three ways), not three; a wager's place among
+# its seat's bettors is the first id of that bettor's wagers, a window over the round's
+# wagers rather than a query a wager.
 ROUND_LISTS = f"""
-    (SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
-                       -- the seat's own, then each bettor in the order they first wagered
-                       ORDER BY w.seat, w.backline,
-                                (SELECT min(f.id) FROM {WAGER} f
-                                  WHERE f.round_id = w.round_id AND f.seat = w.seat AND f.bettor = w.bettor),
-                                array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind))
-       FROM {WAGER} w WHERE w.round_id = r.id) AS wagers,
+    wl.wagers,
     (SELECT string_agg(j.seat || ':' || j.amount, ' ' ORDER BY j.seat, j.id)
        FROM {JACKPOT} j WHERE j.round_id = r.id AND j.kind = 'contribution') AS progressive,
     (SELECT string_agg({_spot('d')} || ':' || d.street || ':' || d.action || ':' || d.amount, ' ' ORDER BY d.id)
        FROM {DECISION} d WHERE d.round_id = r.id) AS decisions,
-    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'community' AND {CARD_SHOWN}) AS community,
-    (SELECT string_agg(c.card, ' ' ORDER BY c.index)
-       FROM {CARD} c WHERE c.round_id = r.id AND c.position = 'player_dealer' AND {CARD_SHOWN}) AS pd_hole,
-    (SELECT string_agg(h.position || ':' || h.cards, ';' ORDER BY h.position::int)
-       FROM (SELECT c.position, string_agg(c.card, ' ' ORDER BY c.index) AS cards
-               FROM {CARD} c
-              WHERE c.round_id = r.id AND c.position NOT IN ('community', 'player_dealer') AND {CARD_SHOWN}
-              GROUP BY c.position) h) AS player_hole,
+    cl.community, cl.pd_hole, cl.player_hole,
     (SELECT string_agg({_spot('l')} || ':' || l.wager || ':' || l.stake || ':' || l.result || ':'
                        || l.amount || ':' || l.uncovered, ' ' ORDER BY l."order")
        FROM {LINE} l WHERE l.round_id = r.id) AS settlement_lines,
+"""
+
+ROUND_LIST_JOINS = f"""
+    CROSS JOIN LATERAL (
+        SELECT string_agg({_spot('w')} || ':' || w.kind || ':' || w.amount, ' '
+                          -- the seat's own, then each bettor in the order they first wagered
+                          ORDER BY w.seat, w.backline, w.first_id,
+                                   array_position(ARRAY['ante','blind','trips','play']::varchar[], w.kind)) AS wagers
+        FROM (SELECT w.*, min(w.id) OVER (PARTITION BY w.seat, w.bettor) AS first_id
+                FROM {WAGER} w WHERE w.round_id = r.id) w
+    ) wl
+    CROSS JOIN LATERAL (
+        SELECT max(h.cards) FILTER (WHERE h.position = 'community') AS community,
+               max(h.cards) FILTER (WHERE h.position = 'player_dealer') AS pd_hole,
+               string_agg(h.position || ':' || h.cards, ';' ORDER BY h.seat) FILTER (WHERE h.seat IS NOT NULL) AS player_hole
+        FROM (SELECT c.position,
+                     CASE WHEN c.position NOT IN ('community', 'player_dealer') THEN c.position::int END AS seat,
+                     string_agg(c.card, ' ' ORDER BY c.index) AS cards
+                FROM {CARD} c WHERE c.round_id = r.id AND {CARD_SHOWN}
+               GROUP BY c.position) h
+    ) cl
 """
 
 
@@ -162,9 +177,21 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         JOIN {CONFIG} c ON c.id = r.config_id
         LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
         {"CROSS JOIN (SELECT %s::jsonb AS cards) withheld" if with_lists else ""}
+        {ROUND_LIST_JOINS if with_lists else ""}
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
+
+
+# The round history's order, (table, number), as a keyset (collections_fees/keyset.py):
+# a table's rounds are numbered in time order, so their gaming days never go back, and
+# the gaming day between lets the index on (table, gaming day, number) serve a day range.
+ROUND_KEYS = (Key("table_id", "int"), Key("gaming_day", "date"), Key("number", "int"))
+
+
+def round_history_rows(filters: Filters) -> KeysetRows:
+    query = round_history_query(filters, with_lists=False)
+    return KeysetRows(query.sql, query.params, ROUND_KEYS)
 
 
 def withheld_cards() -> dict[str, list[str]]:
@@ -284,6 +311,23 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
         filters,
         {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
     )
+    # The log is in time order per table. An entry's gaming day is its event's, a join
+    # away, and a round's is not the time the log is ordered by: the times bound both on
+    # their own rows, so the indexes on (table, time) read only the range, not the years
+    # before it. A day's bounds widened by a day either way: a bound, never the filter.
+    cal = calendar()
+    if filters.day_from:
+        rot_conditions.append("e.created_at >= %s")
+        rot_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
+    if filters.day_to:
+        rot_conditions.append("e.created_at < %s")
+        rot_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
+    if filters.day_from:
+        round_conditions.append("r.opened_at >= %s")
+        round_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
+    if filters.day_to:
+        round_conditions.append("r.opened_at < %s")
+        round_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
     sql = f"""
         SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
                ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
@@ -305,6 +349,15 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     """
     params = (*rot_params, *round_params)
     return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
+
+
+ROTATION_KEYS = (Key("table_id", "int"), Key("at", "timestamptz"), Key("entry_order", "int"), Key("entry_id", "int"))
+
+
+def rotation_log_rows(filters: Filters) -> KeysetRows:
+    """The rotation log's page rows, by key in the log's own order (collections_fees/keyset.py)."""
+    query = rotation_log_query(filters)
+    return KeysetRows(query.sql, query.params, ROTATION_KEYS)
 
 
 # --- Offered before every round (game-rules 2A.1) --------------------------------------------
@@ -334,27 +387,56 @@ def rounds_not_offered_query(filters: Filters, *, not_offered_only: bool = True)
     if not_offered_only:
         conditions.append("NOT o.offered")
     # The opening event of each round, and the one before it at the same table: the
-    # window in which its player-dealer must have accepted an offer.
+    # window in which its player-dealer must have accepted an offer. Each step is read
+    # for the round at hand, through an index, so a round costs a few rows however long
+    # the table's history (OFFSET 0 and LIMIT keep a step from being merged into a join
+    # the planner then ran over every round the table ever opened): the round's opening
+    # event by the index of openings, the window's events by the table's event order,
+    # and each one's rotation rows by event (looking the accepts up by player instead
+    # read every accept of the player-dealer at the table).
     sql = f"""
         SELECT o.* FROM (
             SELECT r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.pd_seat,
                    r.pd_player, r.status, c.version AS config_version, c.rotation_policy::text AS rotation_policy,
                    EXISTS (
-                       SELECT 1 FROM {ROTATION} e JOIN {EVENT} ae ON ae.id = e.event_id
-                       WHERE e.table_id = r.table_id AND e.action = 'accept' AND e.player = r.pd_player
-                         AND ae.seq < oe.seq
-                         AND ae.seq > COALESCE((
-                             SELECT max(pe.seq) FROM {EVENT} pe
-                             WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
-                               AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
-                         ), 0)
+                       SELECT 1 FROM (
+                           SELECT ae.id FROM {EVENT} ae
+                           WHERE ae.table_id = r.table_id AND ae.seq < oe.seq
+                             AND ae.seq > COALESCE((
+                                 SELECT max(pe.seq) FROM {EVENT} pe
+                                 WHERE pe.table_id = r.table_id AND pe.command_type = 'open_round'
+                                   AND pe.seq < oe.seq AND pe.result->>'round' IS NOT NULL
+                             ), 0)
+                           OFFSET 0
+                       ) window_event
+                       CROSS JOIN LATERAL (
+                           SELECT 1 FROM {ROTATION} e
+                           WHERE e.event_id = window_event.id AND e.action = 'accept' AND e.player = r.pd_player
+                           LIMIT 1
+                       ) accepted
                    ) AS offered
             FROM {ROUND} r
             JOIN {TABLE} t ON t.id = r.table_id
             JOIN {CONFIG} c ON c.id = r.config_id
-            JOIN {EVENT} oe ON oe.table_id = r.table_id AND oe.command_type = 'open_round'
-                 AND (oe.result->>'round') = r.number::text
+            CROSS JOIN LATERAL (
+                SELECT oe.seq FROM {EVENT} oe
+                WHERE oe.table_id = r.table_id AND oe.command_type = 'open_round'
+                  AND (oe.result->>'round') = r.number::text
+                OFFSET 0
+            ) oe
         ) o
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", OFFER_EXPORT_COLUMNS)
+
+
+def rounds_offered_counts(filters: Filters) -> dict:
+    """How many rounds the filters select (`rounds`) and how many of them opened without
+    an offer (`not_offered`), in one pass over the rounds (the page's summary)."""
+    query = rounds_not_offered_query(filters, not_offered_only=False)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE NOT b.offered) FROM ({query.sql}) b", query.params
+        )
+        rounds, not_offered = cursor.fetchone()
+    return {"rounds": rounds, "not_offered": not_offered}

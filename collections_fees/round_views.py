@@ -32,7 +32,7 @@ def round_history(request):
         request,
         "compliance/rounds.html",
         RoundFilterForm,
-        lambda filters: (SqlRows(selectors.round_history_query(filters, with_lists=False)), {}),
+        lambda filters: (selectors.round_history_rows(filters), {}),
     )
 
 
@@ -103,7 +103,7 @@ def rotation_log(request):
         request,
         "compliance/rotation.html",
         RotationFilterForm,
-        lambda filters: (SqlRows(selectors.rotation_log_query(filters)), {}),
+        lambda filters: (selectors.rotation_log_rows(filters), {}),
     )
 
 
@@ -117,7 +117,9 @@ def rounds_offered(request):
     was not, for the tables and gaming days chosen."""
 
     def contents(filters):
-        every_round = SqlRows(selectors.rounds_not_offered_query(filters, not_offered_only=False))
-        return SqlRows(selectors.rounds_not_offered_query(filters)), {"rounds_total": every_round.count()}
+        # Both figures of the summary in one pass; the page of rounds reuses the count.
+        counts = selectors.rounds_offered_counts(filters)
+        rows = SqlRows(selectors.rounds_not_offered_query(filters), count=counts["not_offered"])
+        return rows, {"rounds_total": counts["rounds"]}
 
     return log_page(request, "compliance/rotation_offers.html", RotationFilterForm, contents)

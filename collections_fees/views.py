@@ -23,6 +23,7 @@ from cardroom.gaming_day import calendar
 
 from . import selectors
 from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
+from .keyset import BadCursor, KeysetRows
 from .forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
 from .models import ExportManifest
 
@@ -63,17 +64,28 @@ def index(request):
 def log_page(request, template: str, form_class, contents):
     """A paginated log page. The filter form reads the request (this month when no day
     range is given); an invalid form answers 400 with its errors. Otherwise
-    `contents(filters)` gives the log's rows (SqlRows) and the page's own context."""
+    `contents(filters)` gives the log's rows and the page's own context: KeysetRows are
+    paged by key (`after`/`before` a row; a cursor that does not parse answers 400), SqlRows
+    by page number (a page whose summary needs the count anyway)."""
     form = form_class(default_month(request.GET))
     if not form.is_valid():
         return render(request, template, {"form": form, "tables": selectors.table_choices()}, status=400)
     filters = form.filters()
     rows, extra = contents(filters)
+    if isinstance(rows, KeysetRows):
+        # Keyset paging (collections_fees/keyset.py): newer/older from a row, no count.
+        try:
+            page = rows.page(after=request.GET.get("after", ""), before=request.GET.get("before", ""), size=PAGE_SIZE)
+        except BadCursor as refused:
+            form.add_error(None, f"{refused} ({refused.code})")
+            return render(request, template, {"form": form, "tables": selectors.table_choices()}, status=400)
+    else:
+        page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "form": form,
         "filters": filters,
         "query_string": filter_query_string(filters),
-        "page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page")),
+        "page": page,
         "tables": selectors.table_choices(),
         "time_zone": calendar().zone,
         **extra,
@@ -85,13 +97,10 @@ def log_page(request, template: str, form_class, contents):
 @page_for(*READERS)
 def collection_log(request):
     def contents(filters):
-        sums = selectors.collection_line_sums(filters)
-        # Every line is a fee or a refund (a check constraint), and the sums are taken over
-        # the log's own query: their line counts are the log's row count, not queried again.
-        rows = selectors.SqlRows(selectors.collection_lines_query(filters), count=sums["fee_lines"] + sums["refund_lines"])
-        return rows, {
-            "sums": sums,
-            "totals": selectors.daily_totals(filters),
+        totals = selectors.daily_totals(filters)
+        return selectors.collection_line_rows(filters), {
+            "sums": selectors.collection_line_sums(filters, daily=totals),
+            "totals": totals,
             "dealers": selectors.dealer_choices(filters),
         }
 

@@ -7,6 +7,7 @@ append-only rows.
 
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Upper
 
 
 class Round(models.Model):
@@ -52,6 +53,14 @@ class Round(models.Model):
             models.UniqueConstraint(fields=["table", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(bank__gt=0), name="round_bank_positive"),
         ]
+        # The compliance pages' keyset orders over a day range (docs/scaling.md): the
+        # round history by (table, gaming day, number), the rotation log by (table, time).
+        indexes = [
+            models.Index(fields=["table", "gaming_day", "number"], name="round_table_day_number"),
+            models.Index(fields=["table", "opened_at", "id"], name="round_table_opened"),
+            # The closer summary selects a shift's rounds by when they opened.
+            models.Index(fields=["opened_at"], name="round_opened_at"),
+        ]
 
 
 # A backline row (game-rules 12) is marked and names its bettor (then `player` is the
@@ -72,6 +81,8 @@ class Wager(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        # A patron's history finds their wagers by id, whatever its case (player__iexact).
+        indexes = [models.Index(Upper("player"), name="wager_player_upper")]
         constraints = [
             models.UniqueConstraint(fields=["round", "seat", "bettor", "kind"], name="one_wager_per_kind_and_bettor"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="wager_positive"),

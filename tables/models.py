@@ -9,6 +9,7 @@ from datetime import UTC
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
 
 from cardroom.hashchain import GENESIS
 from cardroom.models import SignedCheckpoint
@@ -138,7 +139,9 @@ class TableEvent(models.Model):
     Append-only (a database trigger refuses UPDATE and DELETE).
     """
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the unique (table, seq) and the index on (table, created_at)
+    # both lead with the table, so a third index on it alone would only cost writes.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveBigIntegerField()
     command_type = models.CharField(max_length=32)
     command = models.JSONField()
@@ -160,6 +163,19 @@ class TableEvent(models.Model):
             models.UniqueConstraint(
                 fields=["table", "command_id"], condition=Q(command_id__isnull=False), name="table_event_command_id_unique"
             ),
+        ]
+        # The collection log's dealer choices skip from actor to actor over a day range.
+        indexes = [
+            models.Index(fields=["actor", "gaming_day"], name="table_event_actor_day"),
+            # The rotation pages find each round's opening event by the round it opened.
+            models.Index(
+                models.F("table"), KeyTextTransform("round", "result"), condition=Q(command_type="open_round"),
+                name="table_event_round_opened",
+            ),
+            # A round's record names whose commands drove it: the table's events between
+            # its opening and its close, read by time (collections_fees.round_selectors
+            # .round_people), a few rows however long the table's history.
+            models.Index(fields=["table", "created_at"], name="table_event_table_at"),
         ]
 
 
@@ -252,6 +268,12 @@ class RotationLogEntry(models.Model):
 
     class Meta:
         ordering = ["id"]
+        # The rotation log's keyset order over a day range (docs/scaling.md).
+        indexes = [
+            models.Index(fields=["table", "created_at", "id"], name="rotation_table_at"),
+            # "Offered before every round": did this player-dealer accept an offer at the table?
+            models.Index(fields=["table", "player"], condition=Q(action="accept"), name="rotation_accepts_by_player"),
+        ]
 
 
 class DealerAssignment(models.Model):

@@ -87,3 +87,21 @@ def test_line_sums_follow_the_filters(ledger):
     assert sums["net"] == sums["fees"] - sums["refunds"]
     players_only = collection_line_sums(Filters(day_from=day, day_to=day, table=ledger.volume.pk, payer="player"))
     assert players_only["fee_lines"] == VOLUME_FEES_PER_DAY - len(range(0, VOLUME_FEES_PER_DAY, 6))  # seat 1 banks
+
+
+def test_line_sums_from_the_daily_totals_are_the_lines_own(ledger):
+    """The collection log adds its daily totals up instead of reading the lines again when
+    no filter beyond theirs is set: the same figures as the lines' own sums, refunds and
+    the test ledger's played days included; with a filter the totals do not honour (payer),
+    the lines are read."""
+    for filters in (
+        Filters(day_from=DAY1, day_to=DAY2),
+        Filters(day_from=VOLUME_DAYS[0], day_to=VOLUME_DAYS[2], table=ledger.volume.pk),
+    ):
+        lines = collection_line_sums(filters)
+        assert lines["refund_lines"] > 0 and lines["fee_lines"] > 0, lines
+        assert collection_line_sums(filters, daily=daily_totals(filters)) == lines
+    payer = Filters(day_from=VOLUME_DAYS[0], day_to=VOLUME_DAYS[0], table=ledger.volume.pk, payer="player")
+    narrower = collection_line_sums(payer, daily=daily_totals(payer))
+    assert narrower == collection_line_sums(payer)
+    assert narrower["fee_lines"] < collection_line_sums(Filters(day_from=VOLUME_DAYS[0], day_to=VOLUME_DAYS[0], table=ledger.volume.pk))["fee_lines"]
