@@ -178,6 +178,22 @@ def can_drive_row(actor: Actor, table) -> bool:
     return answer
 
 
+def can_drive_table(actor: Actor, table_id: int) -> bool:
+    """can_drive_row outside a command (a socket's periodic check): the table's
+    `drivers_version`, read without a lock, decides whether the answer the socket's
+    DriveGrant holds still stands, so a dealer's tablet asks the assignments again only
+    when they changed or the shift did. Unlocked, as can_drive is: a change committed
+    before the read moved the counter and is asked about now; one committed after it is
+    caught by the next command, which compares the locked row."""
+    if actor.role != "dealer" or actor.user_id is None or actor.grant is None:
+        return can_drive(actor, table_id)
+    from django.apps import apps
+
+    # By label: the kernel sits below the tables app.
+    table = apps.get_model("tables", "Table").objects.only("pk", "drivers_version").filter(pk=table_id).first()
+    return table is not None and can_drive_row(actor, table)
+
+
 def tables_drivable(actor: Actor, table_ids: set[int]) -> set[int]:
     """The tables of `table_ids` this actor may drive now: can_drive for many tables, in
     one query for a dealer (the home page's links)."""

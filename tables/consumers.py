@@ -51,7 +51,7 @@ from django.conf import settings
 from django.contrib.auth import get_user
 
 from cardroom import wire
-from cardroom.access import READERS, Actor, can_drive, can_view_table
+from cardroom.access import READERS, Actor, can_drive, can_drive_table, can_view_table
 from rounds.visibility import LIVE, TABLET
 
 from . import events, presence, standing as standings
@@ -365,7 +365,10 @@ class TableConsumer(_LoggedInConsumer):
 
     def still_allowed(self, actor: Actor) -> bool:
         table_id = self.scope["url_route"]["kwargs"]["table_id"]
-        return can_drive(actor, table_id) if self.is_tablet else can_view_table(actor, table_id)
+        # A dealer's tablet: the table's drivers_version says whether the answer its
+        # commands hold (the socket's DriveGrant) still stands, so the periodic check reads
+        # the assignments only after they changed, as the commands do.
+        return can_drive_table(actor, table_id) if self.is_tablet else can_view_table(actor, table_id)
 
     async def joined(self):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]

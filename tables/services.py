@@ -14,7 +14,7 @@ from random import Random
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
@@ -592,12 +592,30 @@ def _command_id(command) -> str | None:
 
 
 def _prior_answer(table: Table, command_id: str) -> dict | None:
-    # One query for both logs. An id is in at most one of them: the first answer to an
+    # One statement for both logs. An id is in at most one of them: the first answer to an
     # id is kept (accepted or refused), and every later use of it is answered from it.
-    accepted = TableEvent.objects.filter(table=table, command_id=command_id).values_list("result", flat=True)
-    refused = RejectedCommand.objects.filter(table=table, command_id=command_id).values_list("result", flat=True)
-    answers = list(accepted.union(refused, all=True)[:1])
-    return answers[0] if answers else None
+    # Every tablet command carries an id, so this runs for nearly every command: a fixed
+    # text (_PRIOR_ANSWER_SQL) rather than a union of querysets, which Django compiled
+    # anew each time: most of the lookup's CPU (1.3 ms against 0.14 ms, docs/scaling.md).
+    # Each half is a probe of its log's unique (table, command_id) index.
+    with connection.cursor() as cursor:
+        cursor.execute(_PRIOR_ANSWER_SQL, (table.pk, command_id, table.pk, command_id))
+        row = cursor.fetchone()
+    # Decoded by the field, as the ORM decodes it (both logs' `result` are JSON fields).
+    return None if row is None else _RESULT_FIELD.from_db_value(row[0], None, connection)
+
+
+def _prior_answer_sql() -> str:
+    def half(model) -> str:
+        meta, qn = model._meta, connection.ops.quote_name
+        return (f"SELECT {qn(meta.get_field('result').column)} FROM {qn(meta.db_table)} "
+                f"WHERE {qn(meta.get_field('table').column)} = %s AND {qn(meta.get_field('command_id').column)} = %s")
+
+    return f"({half(TableEvent)}) UNION ALL ({half(RejectedCommand)}) LIMIT 1"
+
+
+_PRIOR_ANSWER_SQL = _prior_answer_sql()
+_RESULT_FIELD = TableEvent._meta.get_field("result")
 
 
 def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:

@@ -11,7 +11,9 @@ from datetime import timedelta
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from websockets.asyncio.client import connect
 
@@ -126,3 +128,65 @@ def test_the_next_command_is_refused_with_redis_down(served, redis_server, chang
 
     asyncio.run(scenario())
     assert Table.objects.get(pk=table.pk).version == len(SEATED) + 1
+
+
+async def _closed_with(communicator, timeout=TIMEOUT):
+    """The code the server closes the socket with (messages before it skipped)."""
+    while (output := await communicator.receive_output(timeout=timeout))["type"] != "websocket.close":
+        pass
+    return output.get("code")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.redis
+def test_the_periodic_check_closes_the_tablet_once_the_counter_moved(monkeypatch):
+    """The socket's periodic check asks the assignments again when the table's counter
+    moved, though its DriveGrant holds a yes for the counter before: an assignment ended
+    by raw SQL (no signal, no announcement) closes the dealer's tablet at the next check."""
+    monkeypatch.setattr(standing, "changed", lambda *args, **kwargs: None)
+    table = make_table()
+    run(table.pk, *SEATED)
+    assignment = assign_dealer(table, "ana")
+    cookie = login(assignment.dealer)
+    end = sync_to_async(lambda: DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now()))
+
+    async def scenario():
+        communicator = socket(f"/ws/tables/{table.pk}/?role=tablet", cookie)
+        connected, code = await communicator.connect(timeout=TIMEOUT)
+        assert connected, code
+        # The command leaves the socket's grant holding "yes" for the counter as it stood.
+        assert (await answered(communicator, sit(3, "before")))["result"]["ok"] is True
+        await asyncio.sleep(0.5)  # a check or two with the grant in force: the tablet stays
+        await end()
+        assert await _closed_with(communicator) == consumers.NOT_ALLOWED
+        await communicator.disconnect()
+
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    play(scenario)
+
+
+@pytest.mark.django_db
+def test_the_periodic_check_reads_the_assignments_only_when_the_counter_moved():
+    """A dealer's tablet: the check that follows a command (or an earlier check) reads the
+    table's counter and, while it holds, not the assignments; a change of the table's
+    assignments makes the next check read them again."""
+    table = make_table()
+    assignment = assign_dealer(table, "ana")
+    scope = {"user": assignment.dealer, "url_route": {"kwargs": {"table_id": table.pk}}}
+    consumer = consumers.TableConsumer()
+    consumer.scope, consumer.is_tablet = scope, True
+    actor = Actor.from_scope(scope)
+    assignments = DealerAssignment._meta.db_table
+
+    def check() -> tuple[bool, int]:
+        with CaptureQueriesContext(connection) as ctx:
+            allowed = consumer.still_allowed(actor)
+        return allowed, sum(assignments in q["sql"] for q in ctx.captured_queries)
+
+    assert check() == (True, 1)  # nothing held yet: asked
+    assert check() == (True, 0)  # the counter unchanged: the grant answers
+    assign_dealer(table, "ben")  # another assignment of the table moves its counter
+    assert check() == (True, 1)
+    assert check() == (True, 0)
+    DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now())
+    assert check() == (False, 1)

@@ -144,6 +144,26 @@ def test_a_repeated_command_id_is_answered_once_and_applied_once(make_table):
     assert refused["error"]["code"] == "not_offered"
 
 
+def test_a_command_id_is_answered_from_its_own_table_only(make_table):
+    """The earlier answer of an id is looked up at the table it was sent to, in both logs:
+    the same id at another table is a new command there, accepted or refused afresh."""
+    first, second = make_table(), make_table()
+    sit = {"type": "sit", "seat": 1, "player": "P-1", "id": "tablet:0001"}
+    early = {"type": "accept_bank", "seat": 1, "id": "tablet:0002"}
+    assert command_execute(table_id=first.pk, command=sit, actor="dealer-1").result == {"ok": True}
+    assert command_execute(table_id=first.pk, command=early, actor="dealer-1").result["error"]["code"] == "not_offered"
+    # At the second table the seat is still free: the sit is applied there, not answered.
+    again = command_execute(table_id=second.pk, command=dict(sit), actor="dealer-1")
+    assert again.result == {"ok": True} and not again.replayed and again.version == 1
+    run_ok(second, {"type": "offer_bank", "seat": 1})
+    # The refusal at the first table is not the second table's answer: there it is offered.
+    accepted = command_execute(table_id=second.pk, command=dict(early), actor="dealer-1")
+    assert accepted.result["ok"] is True and not accepted.replayed
+    # And each table answers its own repeats from its own log, with the first answer.
+    assert command_execute(table_id=first.pk, command=dict(early), actor="dealer-1").replayed
+    assert command_execute(table_id=second.pk, command=dict(early), actor="dealer-1").result == accepted.result
+
+
 def test_a_stale_version_is_refused_with_the_current_state(make_table):
     table = make_table()
     run_ok(table, {"type": "sit", "seat": 1, "player": "P-1"})
