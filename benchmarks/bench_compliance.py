@@ -246,7 +246,7 @@ class Loader:
                 write(self.RotationLogEntry, dict(
                     id=ids[self.RotationLogEntry], table_id=chain.table_id, event_id=event.id,
                     action=actions[chain.number % 3], seat=1, player=row["pd_player"], round_number=chain.number,
-                    badge="", reason="", created_at=closed,
+                    badge="", reason="", created_at=closed, gaming_day=day,
                 ))
                 ids[self.RotationLogEntry] += 1
                 chain.last_day = day

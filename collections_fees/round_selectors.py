@@ -10,7 +10,6 @@ request, and only reports).
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 from django.db import connection
 from django.db.models import Prefetch
@@ -27,7 +26,6 @@ from collections_fees.selectors import (
     utc_text,
     where_clause,
 )
-from cardroom.gaming_day import calendar
 from collections_fees.keyset import Key, KeysetRows
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from rounds.selectors import RoundCards, round_cards
@@ -349,53 +347,48 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     and turns; a game ended or started under the policy shows its reason."""
     rot_conditions, rot_params = filter_conditions(
         filters,
-        {"day_from": "ev.gaming_day", "day_to": "ev.gaming_day", "table": "e.table_id", "player": "e.player"},
+        {"day_from": "e.gaming_day", "day_to": "e.gaming_day", "table": "e.table_id", "player": "e.player"},
     )
     round_conditions, round_params = filter_conditions(
         filters,
         {"day_from": "r.gaming_day", "day_to": "r.gaming_day", "table": "r.table_id", "player": "r.pd_player"},
     )
-    # The log is in time order per table. An entry's gaming day is its event's, a join
-    # away, and a round's is not the time the log is ordered by: the times bound both on
-    # their own rows, so the indexes on (table, time) read only the range, not the years
-    # before it. A day's bounds widened by a day either way: a bound, never the filter.
-    cal = calendar()
-    if filters.day_from:
-        rot_conditions.append("e.created_at >= %s")
-        rot_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
-    if filters.day_to:
-        rot_conditions.append("e.created_at < %s")
-        rot_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
-    if filters.day_from:
-        round_conditions.append("r.opened_at >= %s")
-        round_params.append(cal.day_bounds(filters.day_from)[0] - timedelta(days=1))
-    if filters.day_to:
-        round_conditions.append("r.opened_at < %s")
-        round_params.append(cal.day_bounds(filters.day_to)[1] + timedelta(days=1))
+    # The log is in time order per table. Entries and rounds both record their gaming day
+    # (the entry its event's), and a table's rows never go back a gaming day, so (table,
+    # gaming day, time) is the same order as (table, time), and it is the order of both
+    # halves' indexes within a day range: the page reads its rows from the range, in
+    # order, and merges the halves, with no sort of the month. The event, the table and
+    # the configuration are looked up a row at a time (LATERAL ... OFFSET 0): joined by
+    # hash, they lose that order and the month is sorted again.
     sql = f"""
         SELECT 'rotation' AS entry, 1 AS entry_order, e.id AS entry_id, e.table_id, t.name AS table_name,
-               ev.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
+               e.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
                NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
                ev.seq AS event_seq, ev.actor AS dealer, e.badge, e.reason,
                NULL::integer AS config_version, NULL::text AS rotation_policy
         FROM {ROTATION} e
-        JOIN {EVENT} ev ON ev.id = e.event_id
-        JOIN {TABLE} t ON t.id = e.table_id
+        CROSS JOIN LATERAL (SELECT ev.seq, ev.actor FROM {EVENT} ev WHERE ev.id = e.event_id OFFSET 0) ev
+        CROSS JOIN LATERAL (SELECT t.name FROM {TABLE} t WHERE t.id = e.table_id OFFSET 0) t
         {where_clause(rot_conditions)}
         UNION ALL
         SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
                r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL, r.pd_badge, '',
                c.version, c.rotation_policy::text
         FROM {ROUND} r
-        JOIN {TABLE} t ON t.id = r.table_id
-        JOIN {CONFIG} c ON c.id = r.config_id
+        CROSS JOIN LATERAL (SELECT t.name FROM {TABLE} t WHERE t.id = r.table_id OFFSET 0) t
+        CROSS JOIN LATERAL (
+            SELECT c.version, c.max_consecutive_banks, c.rotation_policy FROM {CONFIG} c WHERE c.id = r.config_id OFFSET 0
+        ) c
         {where_clause(round_conditions)}
     """
     params = (*rot_params, *round_params)
-    return SqlQuery(sql, params, "b.table_id, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
+    return SqlQuery(sql, params, "b.table_id, b.gaming_day, b.at, b.entry_order, b.entry_id", ROTATION_EXPORT_COLUMNS)
 
 
-ROTATION_KEYS = (Key("table_id", "int"), Key("at", "timestamptz"), Key("entry_order", "int"), Key("entry_id", "int"))
+ROTATION_KEYS = (
+    Key("table_id", "int"), Key("gaming_day", "date"), Key("at", "timestamptz"), Key("entry_order", "int"),
+    Key("entry_id", "int"),
+)
 
 
 def rotation_log_rows(filters: Filters) -> KeysetRows:
