@@ -53,6 +53,5 @@ def test_the_migration_fills_in_the_gaming_day_of_entries_recorded_before(make_t
     entries = _entries(table)
     assert entries and all(day == event_day for day, event_day in entries), entries
     # The append-only rule holds again after the backfill, for the owner too.
-    with as_owner(), pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {TABLE} SET reason = 'x' WHERE table_id = %s", [table.pk])
+    with as_owner(), pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {TABLE} SET reason = 'x' WHERE table_id = %s", [table.pk])
