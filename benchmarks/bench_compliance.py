@@ -53,6 +53,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--baseline-rounds", type=int, default=1_000, help="rounds of the same run's baseline")
     parser.add_argument("--repeats", type=int, default=7, help="fetches per page")
     parser.add_argument("--no-verify", action="store_true", help="skip verify_logs on the large ledger")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scratch database (on the server DATABASE_URL names) and, when it already "
+                             "holds the rounds, time it again without loading or migrating anew (no baseline)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="time only this page or export (its name in the report; repeatable)")
     parser.add_argument("--explain", action="append", default=[], metavar="NAME",
@@ -243,7 +246,7 @@ class Loader:
                 write(self.RotationLogEntry, dict(
                     id=ids[self.RotationLogEntry], table_id=chain.table_id, event_id=event.id,
                     action=actions[chain.number % 3], seat=1, player=row["pd_player"], round_number=chain.number,
-                    badge="", reason="", created_at=closed,
+                    badge="", reason="", created_at=closed, gaming_day=day,
                 ))
                 ids[self.RotationLogEntry] += 1
                 chain.last_day = day
@@ -384,7 +387,9 @@ def time_exports(asgi, ctx, only: list[str]) -> dict:
         if manifest is None:
             manifest = ExportManifest.objects.order_by("-finished_at").first()
         rows = manifest.rows if manifest else 0
-        results[name] = (rows, rows / elapsed if elapsed else 0.0, elapsed, response.status)
+        # The file's SHA-256 (from its manifest): an export changed for speed must keep it.
+        digest = manifest.sha256[:12] if manifest else ""
+        results[name] = (rows, rows / elapsed if elapsed else 0.0, elapsed, response.status, digest)
     return results
 
 
@@ -482,22 +487,28 @@ def run(args) -> None:
     from tests.compliance.asgi import AsgiClient
 
     setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
+    # With --keep the scratch database outlives the run (keepdb: migrate applies only
+    # what is new), so a code change is timed again on the same ledger, back to back.
+    # No serialized copy of the database (for tests that roll back by reloading it): on a
+    # held ledger it would dump millions of rows as JSON.
+    databases = setup_databases(verbosity=0, interactive=False, keepdb=args.keep, serialized_aliases=set())
     try:
         cal = calendar()
         today = cal.gaming_day(timezone.now())
         days = [today - timedelta(days=args.days - 1 - i) for i in range(args.days)]
-        template = build_template()
-        chains = make_tables(args.tables, days[0])
-        params = dict(connection.get_connection_params())
-        params.pop("options", None)  # the owner: the load is the fixture's, not the app's
-        params.pop("cursor_factory", None)
-        params.pop("context", None)
-        loader = Loader(params, template, chains, days)
-
-        user = get_user_model().objects.create_user("bench-compliance")
-        user.groups.add(Group.objects.get(name="compliance"))
-        Patron.objects.create(number=f"P-{chains[0].table_id}-8", display_name="Bench", legal_name="Bench Patron", created_at=timezone.now())
+        held = args.keep and Round.objects.filter(table__name__startswith="Table ").count() >= args.rounds
+        user = get_user_model().objects.filter(username="bench-compliance").first()
+        if not held:
+            template = build_template()
+            chains = make_tables(args.tables, days[0])
+            params = dict(connection.get_connection_params())
+            params.pop("options", None)  # the owner: the load is the fixture's, not the app's
+            params.pop("cursor_factory", None)
+            params.pop("context", None)
+            loader = Loader(params, template, chains, days)
+            user = get_user_model().objects.create_user("bench-compliance")
+            user.groups.add(Group.objects.get(name="compliance"))
+            Patron.objects.create(number=f"P-{chains[0].table_id}-8", display_name="Bench", legal_name="Bench Patron", created_at=timezone.now())
 
         def ctx():
             last = Round.objects.order_by("-id").values_list("id", "table_id").first()
@@ -522,6 +533,10 @@ def run(args) -> None:
                 db_access.serve_as_owner()
             return {"label": label, "rounds": rounds_loaded, "select1": floor, "pages": page_times, "exports": export_rates}
 
+        if held:
+            print(f"the held ledger: {args.rounds:,} rounds, not loaded again", flush=True)
+            report({"rounds": 0, "select1": 0.0, "pages": {}, "exports": {}}, measure("large", args.rounds))
+            return
         baseline_rounds = min(args.baseline_rounds, args.rounds)
         took = loader.load(baseline_rounds)
         print(f"baseline: {baseline_rounds:,} rounds loaded in {took:.1f} s", flush=True)
@@ -541,7 +556,8 @@ def run(args) -> None:
         large = measure("large", args.rounds)
         report(small, large)
     finally:
-        teardown_databases(databases, verbosity=0)
+        if not args.keep:
+            teardown_databases(databases, verbosity=0)
         teardown_test_environment()
 
 
@@ -555,10 +571,10 @@ def report(small: dict, large: dict) -> None:
         print(f"{name:28} {base[0]:>10.1f} / {base[1]:>7.1f} ms | {median:>10.1f} / {p95:>7.1f} ms | {verdict}")
     print()
     print(f"{'export':28} {'baseline rows, rows/s':>26} | {'large rows, rows/s, seconds':>34} | target {TARGET_EXPORT_ROWS_S:,} rows/s")
-    for name, (rows, rate, elapsed, status) in large["exports"].items():
-        base = small["exports"].get(name, (0, 0.0, 0, 0))
+    for name, (rows, rate, elapsed, status, digest) in large["exports"].items():
+        base = small["exports"].get(name, (0, 0.0, 0, 0, ""))
         verdict = "ok" if rate >= TARGET_EXPORT_ROWS_S else "under" if status == 200 else f"HTTP {status}"
-        print(f"{name:28} {base[0]:>10,} {base[1]:>14,.0f} | {rows:>10,} {rate:>12,.0f} {elapsed:>9.2f} s | {verdict}")
+        print(f"{name:28} {base[0]:>10,} {base[1]:>14,.0f} | {rows:>10,} {rate:>12,.0f} {elapsed:>9.2f} s | {verdict} sha256 {digest}")
 
 
 if __name__ == "__main__":

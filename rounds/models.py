@@ -54,10 +54,11 @@ class Round(models.Model):
             models.CheckConstraint(condition=Q(bank__gt=0), name="round_bank_positive"),
         ]
         # The compliance pages' keyset orders over a day range (docs/scaling.md): the
-        # round history by (table, gaming day, number), the rotation log by (table, time).
+        # round history by (table, gaming day, number), the rotation log by (table, gaming day, time).
         indexes = [
             models.Index(fields=["table", "gaming_day", "number"], name="round_table_day_number"),
-            models.Index(fields=["table", "opened_at", "id"], name="round_table_opened"),
+            # The rotation log's rounds in its keyset order, (table, gaming day, time).
+            models.Index(fields=["table", "gaming_day", "opened_at", "id"], name="round_table_day_opened"),
             # The closer summary selects a shift's rounds by when they opened.
             models.Index(fields=["opened_at"], name="round_opened_at"),
         ]

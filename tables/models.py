@@ -265,12 +265,17 @@ class RotationLogEntry(models.Model):
     badge = models.CharField(max_length=32, blank=True, default="", help_text="the TPPP's badge, on their entries")
     reason = models.CharField(max_length=200, blank=True, default="", help_text="why a game ended or started")
     created_at = models.DateTimeField()
+    # Its event's gaming day, recorded on the entry itself so that the log's index leads
+    # with what every compliance filter has: read through the event, PostgreSQL could not
+    # tell how many entries a day range holds and sorted the month (docs/scaling.md).
+    gaming_day = models.DateField()
 
     class Meta:
         ordering = ["id"]
-        # The rotation log's keyset order over a day range (docs/scaling.md).
+        # The rotation log's keyset order over a day range (docs/scaling.md): a table's
+        # entries never go back a gaming day, so within a table (day, time) is time order.
         indexes = [
-            models.Index(fields=["table", "created_at", "id"], name="rotation_table_at"),
+            models.Index(fields=["table", "gaming_day", "created_at", "id"], name="rotation_table_day_at"),
             # "Offered before every round": did this player-dealer accept an offer at the table?
             models.Index(fields=["table", "player"], condition=Q(action="accept"), name="rotation_accepts_by_player"),
         ]

@@ -165,6 +165,7 @@ def write(
                 badge=rec.badge or "",
                 reason=rec.reason or "",
                 created_at=stamp.now,
+                gaming_day=stamp.gaming_day,
             )
             for rec in rotation
         ))
