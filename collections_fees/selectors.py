@@ -226,6 +226,18 @@ COLLECTION_EXPORT_COLUMNS = (
 )
 
 
+# The collection log's filters as columns of its lines (`ce`) and their events (`ev`):
+# the export, the page and the sums filter alike.
+COLLECTION_FILTER_COLUMNS = {
+    "day_from": "ce.gaming_day",
+    "day_to": "ce.gaming_day",
+    "table": "ce.table_id",
+    "dealer": "ev.actor",
+    "payer": "ce.payer",
+    "player": "ce.player",
+}
+
+
 def collection_lines_query(filters: Filters) -> SqlQuery:
     """One row per collection entry (a fee line or its refund), with the round number,
     the schedule version, the dealer (actor of the command that wrote the line), and the
@@ -245,17 +257,7 @@ def collection_lines_query(filters: Filters) -> SqlQuery:
     (table, gaming day, seq) -- the same as (table, seq), since a table's lines never go
     back a gaming day -- the lines of a day range are one read of the index of that
     order, so the export streams from the index with no sort of the month."""
-    conditions, params = filter_conditions(
-        filters,
-        {
-            "day_from": "ce.gaming_day",
-            "day_to": "ce.gaming_day",
-            "table": "ce.table_id",
-            "dealer": "ev.actor",
-            "payer": "ce.payer",
-            "player": "ce.player",
-        },
-    )
+    conditions, params = filter_conditions(filters, COLLECTION_FILTER_COLUMNS)
     sql = f"""
         SELECT ce.id, ce.table_id, ce.seq, ce.gaming_day, ce.shift, ce.created_at,
                t.name AS table_name, r.number AS round_number, ce.round_id,
@@ -392,17 +394,7 @@ def collection_line_sums(filters: Filters, *, daily: list[dict] | None = None) -
         sums = {name: sum(row[name] for row in daily) for name in SUMMED}
         sums["net"] = sums["fees"] - sums["refunds"]
         return sums
-    conditions, params = filter_conditions(
-        filters,
-        {
-            "day_from": "ce.gaming_day",
-            "day_to": "ce.gaming_day",
-            "table": "ce.table_id",
-            "dealer": "ev.actor",
-            "payer": "ce.payer",
-            "player": "ce.player",
-        },
-    )
+    conditions, params = filter_conditions(filters, COLLECTION_FILTER_COLUMNS)
     join = f"JOIN {EVENT} ev ON ev.id = ce.event_id" if filters.dealer else ""
     rows = fetch_dicts(f"SELECT {_fee_and_refund_sums('ce')} FROM {CE} ce {join} {where_clause(conditions)}", tuple(params))
     sums = rows[0]
