@@ -187,7 +187,7 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
     bank_exhausted: "Bank exhausted", stopped: "Game stopped", offer_pending: "Bank offered", void: "Voids today",
     approval_pending: "Approvals waiting", approval_expired: "Expired requests", award_unconfirmed: "Progressive award to confirm",
     meter_below_seed: "Meter below its seed", award_owed: "Awards owed", game_ended: "Game ended by the rotation window",
-    window_warning: "Rotation window closing",
+    window_warning: "Rotation window closing", tablet_login_locked: "Supervisor logins held back",
   };
   function alertGroup(kind, group) {
     const open = group.filter(([, a]) => !a.ack);

@@ -7,14 +7,17 @@ command service (void), or recorded as a reversing entry (correction), or as a n
 configuration version (configuration).
 """
 
+import hashlib
+
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from cardroom import locks
-from cardroom.access import Actor, can_drive
+from cardroom.access import Actor, can_drive, role_of
 from cardroom.audit import audit_record
 from rounds.engine.errors import CommandError
 from rounds.engine.config import TableConfig as EngineConfig
@@ -30,35 +33,123 @@ VIA = ("device", "tablet")
 PAYLOAD_FIELDS = {"void": {"reason"}, "correction": {"reason", "round"}, "config": {"reason", "config"}}
 
 
-def tablet_login(*, table_id: int, username, password, actor: Actor):
-    """The approver's own credentials typed on a tablet: their user, or CommandError.
+# What a failed credential check answers, whatever failed: a wrong password, a name that
+# may not approve (unknown, inactive, not a supervisor). One answer, so the form never
+# tells a guesser which names are worth guessing.
+NOT_A_SUPERVISORS = "those credentials are not a supervisor's"
 
-    Checked by Django's model backend directly, not through `authenticate()`: that one
-    counts a failure against django-axes's lockout of the person's own login, so a
-    dealer failing this form four times (behind the proxy every request has the same
-    address) would lock the supervisor out of /accounts/login/. This form has its own
-    lockout instead, per table and approver, in the cache every process shares."""
-    if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
+
+def tablet_login(*, table_id: int, username, password, actor: Actor):
+    """A supervisor's own credentials typed on `actor`'s device for table `table_id`: the
+    supervisor's user, or CommandError. Checked in this order, each before the next:
+
+    1. the table exists (else Table.DoesNotExist: answered 404, nothing counted);
+    2. `actor`, the person whose session sent them, drives the table (can_drive);
+    3. `actor` has not reached a failure limit (`rate_limited`, below);
+    4. the name is an active supervisor's, then the password is theirs.
+
+    A failure of 4 is one answer whatever failed, at about the same cost: an unknown
+    name or one that may not approve still runs the password hasher once, as Django's
+    ModelBackend does for an unknown name. Each failure is a `login_failed` audit row and
+    counts against the requester (the person, by user id) across every table and
+    session, twice: with this approver's name (CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT)
+    and with every name together (CARDROOM_APPROVAL_LOGIN_REQUESTER_FAILURE_LIMIT, so
+    cycling through many names is stopped too). At either limit the requester may not
+    use that name (or, at the second, any name) on any tablet until
+    CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS pass without a failure, and the floor shows
+    the table where it happened (its failing row is marked `locked`, tables.floor).
+
+    Other requesters are not held back by one requester's failures: a dealer must not
+    be able to lock a supervisor out of every tablet. For the same reason this is not
+    `authenticate()`, which would feed django-axes's lockout of the supervisor's own
+    login (/accounts/login/): the model backend is asked directly."""
+    if not _typed_text(username) or not _typed_text(password):
         raise CommandError("invalid_command", "the approver's username and password are texts")
-    key = f"approval-login:{table_id}:{username.lower()[:150]}"
-    if cache.get(key, 0) >= settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT:
-        raise CommandError("rate_limited", "too many failed approvals with this name at this table: try again later")
-    user = ModelBackend().authenticate(None, username=username, password=password)
-    if user is None:
-        cache.add(key, 0, settings.CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired in between
-            cache.set(key, 1, settings.CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS)
+    if not Table.objects.filter(pk=table_id).exists():
+        raise Table.DoesNotExist(f"no table {table_id}")
+    if not can_drive(actor, table_id):
+        raise CommandError("not_authorized", f"{actor.name} does not work this table")
+    counters = _failure_counters(actor, username)
+    if _locked(counters, cache.get_many(list(counters))):
+        raise CommandError("rate_limited", "too many failed approval logins from this person: try again later")
+    # The attempt is counted before the password is checked and taken back if it
+    # succeeds: parallel guesses cannot all pass the check above before one is counted.
+    counts = {key: _count_failure(key) for key in counters}
+    if _locked(counters, counts, over=True):
+        raise CommandError("rate_limited", "too many failed approval logins from this person: try again later")
+    pair_key, requester_key = counters
+    supervisor = _supervisor_login(username, password)
+    if supervisor is None:
+        locked = _locked(counters, counts)
         audit_record(
             actor=Actor(name=username[:150], role="", address=actor.address, session=actor.session),
             action="login_failed",
             table_id=table_id,
-            summary=f"failed approval login for {username[:100]!r} on the tablet of {actor.name}",
+            summary=f"failed approval login for {username[:60]!r} on the tablet of {actor.name}"
+            + (": locked" if locked else ""),
+            detail={"via": "tablet", "requester": actor.user_id, "requester_name": actor.name,
+                    "failures_with_name": counts[pair_key], "failures": counts[requester_key], "locked": locked},
         )
-        raise CommandError("not_authorized", "those credentials are not a supervisor's")
-    cache.delete(key)
-    return user
+        if locked:
+            floor_row_changed_on_commit(table_id)  # the floor's alert (tables.floor)
+        raise CommandError("not_authorized", NOT_A_SUPERVISORS)
+    cache.delete(pair_key)  # this name's mistypes are forgiven once it is typed right...
+    try:
+        cache.decr(requester_key)  # ...but not the requester's other failures
+    except ValueError:  # expired in between
+        pass
+    return supervisor
+
+
+def _typed_text(value) -> bool:
+    """A non-empty text the database can hold (no NUL, no lone surrogate)."""
+    if not isinstance(value, str) or not value or "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _failure_counters(actor: Actor, username: str) -> dict[str, int]:
+    """The cache keys of the requester's failures with this name and with every name, and
+    each one's limit. Keyed by the person, never by the table or the session: a new table
+    id or a new login is not a fresh start. The name is hashed (any text is a valid key)."""
+    name = hashlib.sha256(username.lower().encode()).hexdigest()[:32]
+    return {
+        f"approval-login:{actor.user_id}:{name}": settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT,
+        f"approval-login:{actor.user_id}": settings.CARDROOM_APPROVAL_LOGIN_REQUESTER_FAILURE_LIMIT,
+    }
+
+
+def _locked(counters: dict[str, int], counts: dict[str, int], *, over: bool = False) -> bool:
+    """Is a counter at its limit (`over`: past it)?"""
+    return any(counts.get(key, 0) > limit if over else counts.get(key, 0) >= limit for key, limit in counters.items())
+
+
+def _count_failure(key: str) -> int:
+    """One more failure on `key`; the count lasts the cool-off after the last one."""
+    cooloff = settings.CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS
+    cache.add(key, 0, cooloff)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired in between
+        cache.set(key, 1, cooloff)
+        count = 1
+    cache.touch(key, cooloff)
+    return count
+
+
+def _supervisor_login(username: str, password: str):
+    """The active supervisor named `username` if `password` is theirs, else None. The name
+    is looked at first; a name that may not approve costs one run of the hasher too."""
+    User = get_user_model()
+    person = User._default_manager.filter(**{User.USERNAME_FIELD: username}).first()
+    if person is None or not person.is_active or role_of(person) != "supervisor":
+        User().set_password(password)  # the hasher's time, as for a wrong password
+        return None
+    return ModelBackend().authenticate(None, username=username, password=password)
 
 
 def _approver_login(*, table_id: int, approver, actor: Actor):
@@ -78,17 +169,14 @@ def command_confirmed_on_tablet(*, actor: Actor, table_id: int, command, approve
     """A supervisor at the table confirms a progressive award (`confirm_award`) or starts a
     new game the rotation window ended (`start_game`) on the dealer's tablet with their own
     credentials, as they approve a void there: the same
-    check and lockout per table and approver (tablet_login), then the command runs as that
+    checks and lockout (tablet_login: the tablet's person drives the table, then the
+    credentials, counted per requester and approver), then the command runs as that
     supervisor (`tablet_actor(user)`: their identity with the tablet's session and address),
     so the command service's own check that a supervisor confirms applies and the award
-    is recorded under their name. A failed login runs nothing. Only from the tablet of a
-    person who drives the table: the lockout is per table, and no one tries names and
-    passwords at tables they do not work. The body that carried the password is never
-    kept (no `received`: a refusal stores the command alone)."""
+    is recorded under their name. A failed login runs nothing. The body that carried the
+    password is never kept (no `received`: a refusal stores the command alone)."""
     if not isinstance(command, dict) or command.get("type") not in CONFIRMED_ON_TABLET:
         raise CommandError("invalid_command", f"a supervisor's credentials on the tablet confirm only {CONFIRMED_ON_TABLET}")
-    if not can_drive(actor, table_id):
-        raise CommandError("not_authorized", f"{actor.name} does not work this table")
     supervisor = _approver_login(table_id=table_id, approver=approver, actor=actor)
     return command_execute(table_id=table_id, command=command, actor=tablet_actor(supervisor))
 

@@ -13,6 +13,7 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
+from cardroom.models import AuditEntry
 from collections_fees import jackpot
 from collections_fees.counts import boxes_now
 from collections_fees.models import CollectionEntry, JackpotMeter
@@ -135,6 +136,14 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
             "by": ack["acknowledged_by__username"], "at": ack["acknowledged_at"].isoformat()
         }
     boxes = boxes_now(tables, now)
+    # A requester held back from typing supervisors' credentials (tables.approvals.tablet_login):
+    # the table of the day's last such lockout, until the gaming day ends.
+    logins_locked = {
+        entry["table_id"]: entry
+        for entry in AuditEntry.objects.filter(
+            action="login_failed", table_id__in=ids, at__gte=day_start, detail__locked=True
+        ).order_by("table_id", "-at", "-id").distinct("table_id").values("id", "table_id", "at", "detail")
+    }
     waiting = {}
     for request in Approval.objects.filter(table_id__in=ids, decision__isnull=True).values("table_id", "kind", "round_number"):
         waiting.setdefault(request["table_id"], []).append(request)
@@ -144,7 +153,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
             meters.get(_meter_name(t.state)),
-            boxes[t.pk], t.pk in staffed,
+            boxes[t.pk], t.pk in staffed, logins_locked.get(t.pk),
         )
         for t in tables
     ]
@@ -163,6 +172,8 @@ def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
     table's version while it stands (a tablet gone again later is a new alert; a failing
     tablet's growing count of retries is not)."""
     for alert in alerts:
+        if "ref" in alert:
+            continue  # named already
         if alert["kind"] in (
             "tablet_disconnected", "commands_failing", "stopped", "offer_pending", "game_ended", "window_warning", "meter_below_seed",
         ):
@@ -227,6 +238,20 @@ def _award_facts(game: TableGame, award: dict) -> dict:
     }
 
 
+def _login_locked_alert(entry: dict) -> dict:
+    """A person's failures typing supervisors' credentials reached a limit at this table
+    (the audit row that reached it): who, how many, when. Never the name typed: a
+    supervisor may have typed their password into it."""
+    detail = entry["detail"]
+    at = timezone.localtime(entry["at"]).strftime("%H:%M")
+    return {
+        "kind": "tablet_login_locked",
+        "ref": f"tablet_login_locked @ audit {entry['id']}",
+        "text": f"Supervisor logins on the tablet held back for {detail.get('requester_name', '?')}: "
+                f"{detail.get('failures', '?')} failed at {at}",
+    }
+
+
 def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
     """Requests waiting for a supervisor; a void whose round has ended meanwhile is expired
     (tables.models.approval_status), to be dismissed, not approved."""
@@ -242,7 +267,8 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
 
 
 def _floor_row(
-    table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None, staffed=True
+    table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None, staffed=True,
+    login_locked=None,
 ) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
@@ -271,6 +297,8 @@ def _floor_row(
             {"kind": "commands_failing", "text": f"Tablet commands failing: {failing['count']} server error(s), tablet retrying"}
         )
     alerts += _approval_alerts(list(approvals), rnd)
+    if login_locked:
+        alerts.append(_login_locked_alert(login_locked))
     if game.config.side_bets.progressive is not None:
         alerts += _meter_alerts(game, meter, preview)
     window = _window(game, now)

@@ -194,9 +194,13 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_COOKIE_HTTPONLY = True
 # The tablet's approval login (a supervisor's credentials typed on the dealer's tablet)
-# has its own lockout, per table and username (tables.approvals), apart from django-axes:
-# failing it never locks the supervisor out of their own login.
+# has its own lockout (tables.approvals.tablet_login), apart from django-axes: failing it
+# never locks the supervisor out of their own login. Failures count per requester (the
+# person whose session sent them, on any table and any session) with each approver's
+# name, and with every name together; either limit holds that requester back (from that
+# name, or from every name) until the cool-off passes without a failure.
 CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT = 5
+CARDROOM_APPROVAL_LOGIN_REQUESTER_FAILURE_LIMIT = 2 * CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT
 CARDROOM_APPROVAL_LOGIN_COOLOFF_SECONDS = 15 * 60
 # Refused commands a session may send in a minute; past it, `rate_limited` (429) and
 # nothing is stored (tables.services).

@@ -1,11 +1,11 @@
 """A supervisor at the table confirms a percentage progressive award on the dealer's tablet
 with their own username and password (POST /api/tables/<id>/commands/confirmed-here), the
-way they approve a void there (tables.approvals.tablet_login, its lockout per table and
-approver). Each check has a test here that fails without it:
+way they approve a void there (tables.approvals.tablet_login, its lockout per requester
+and approver: tests/service/test_tablet_credentials.py). Each check has a test here that fails without it:
 
 - the credentials (tablet_login): a wrong password confirms nothing;
 - the lockout: past the limit even the right password is refused;
-- the command service's "a supervisor confirms": a dealer's own credentials confirm nothing;
+- only a supervisor's name is taken: a dealer's own credentials confirm nothing;
 - the tablet's person must work the table: another table's dealer gets nowhere;
 - only a supervisor's own commands run this way (confirm_award, start_game): a
   supervisor's credentials are not a way to send the table any other command as them
@@ -94,7 +94,7 @@ def test_a_dealers_own_credentials_confirm_nothing(award):
     person("dora", "dealer")
     for name in ("dan", "dora"):
         refused = confirm_here(table, tablet, name, f"pw-{name}")
-        assert refused.status_code == 403 and refused.json()["result"]["error"]["code"] == "not_authorized", name
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_authorized", name
     assert waiting_for_confirmation(table)
 
 
@@ -138,7 +138,7 @@ def test_a_supervisor_starts_a_new_game_on_the_dealers_tablet_with_their_own_cre
     tablet = Client()
     tablet.force_login(dan)
     refused = confirm_here(table, tablet, "dan", "pw-dan", command={"type": "start_game"})
-    assert refused.json()["result"]["error"]["code"] == "approval_required"
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_authorized"
     table.refresh_from_db()
     assert table.state["clock"]["ended"]
     started = confirm_here(table, tablet, "sam", "pw-sam", command={"type": "start_game"})
