@@ -69,7 +69,9 @@ def approval_state(request, approval_id: int):
 @require_POST
 def approval_decide_on_tablet(request, approval_id: int):
     """A supervisor approves at the table with their own credentials (not the tablet's
-    session): both identities are stored."""
+    session): both identities are stored. An unknown request is 404 and a tablet whose
+    person does not drive the request's table 403, before any credential is checked or
+    counted (tablet_login, docs/controls.md)."""
 
     def decide(body):
         tablet = Actor.from_request(request)

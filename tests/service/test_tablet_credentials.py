@@ -236,3 +236,36 @@ def test_the_floor_shows_the_table_where_a_requester_was_held_back(floor):
     ack = alert_acknowledge(table_id=floor["second"].pk, kind=alert["kind"], ref=alert["ref"], actor=Actor.of(floor["sam"]))
     assert ack.acknowledged_by == floor["sam"]
     assert locked_alerts()[floor["second"].pk][0]["ack"]["by"] == "sam"
+
+
+def test_an_attempt_is_counted_before_its_password_is_checked(floor, monkeypatch):
+    """Guesses sent in parallel cannot all pass the limit's check before one is counted:
+    an attempt made while another's password is being checked (here, from inside that
+    check) finds it counted already."""
+    from tables import approvals
+
+    dan = tablet_of(floor["dan"])
+    fail(dan, floor["table"], "sue", settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT - 1)
+    meanwhile = []
+    check = approvals._supervisor_login
+
+    def slow_check(username, password):
+        if not meanwhile:
+            meanwhile.append(void_here(tablet_of(floor["dan"]), floor["second"].pk, "sue", "pw-sue"))
+        return check(username, password)
+
+    monkeypatch.setattr(approvals, "_supervisor_login", slow_check)
+    assert refused_as_credentials(void_here(dan, floor["table"].pk, "sue", WRONG))  # the last one allowed
+    assert rate_limited(meanwhile[0])
+    assert in_play(floor["second"])
+
+
+def test_a_right_password_is_not_counted_as_a_failure(floor):
+    dan = tablet_of(floor["dan"])
+    total = settings.CARDROOM_APPROVAL_LOGIN_REQUESTER_FAILURE_LIMIT
+    for n in range(total - 1):
+        fail(dan, floor["table"], f"guess-{n}", 1)
+    assert void_here(dan, floor["table"].pk, "sam", "pw-sam").status_code == 200
+    # One failure left before the requester's total: refused as credentials, not held back.
+    assert refused_as_credentials(void_here(dan, floor["second"].pk, "sue", WRONG))
+    assert rate_limited(void_here(dan, floor["second"].pk, "sue", "pw-sue"))
