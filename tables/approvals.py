@@ -138,7 +138,7 @@ def _count_failure(key: str) -> int:
         cache.set(key, 1, cooloff)
         count = 1
     cache.touch(key, cooloff)
-    return count
+    return count or 0  # None while Redis is down (IGNORE_EXCEPTIONS): counting starts again
 
 
 def _supervisor_login(username: str, password: str):

@@ -269,3 +269,26 @@ def test_a_right_password_is_not_counted_as_a_failure(floor):
     # One failure left before the requester's total: refused as credentials, not held back.
     assert refused_as_credentials(void_here(dan, floor["second"].pk, "sue", WRONG))
     assert rate_limited(void_here(dan, floor["second"].pk, "sue", "pw-sue"))
+
+
+def test_of_two_attempts_that_both_passed_the_limits_check_the_second_counted_is_refused(floor, monkeypatch):
+    """The race the up-front count closes: both attempts read the count below the limit,
+    then each counts itself; the one counted past the limit checks no password."""
+    from tables import approvals
+
+    dan = tablet_of(floor["dan"])
+    fail(dan, floor["table"], "sue", settings.CARDROOM_APPROVAL_LOGIN_FAILURE_LIMIT - 1)
+    meanwhile = []
+    count = approvals._count_failure
+
+    def count_after_another(key):
+        if not meanwhile:  # the other attempt runs whole between this one's check and its count
+            meanwhile.append(None)
+            meanwhile[0] = void_here(tablet_of(floor["dan"]), floor["second"].pk, "sue", WRONG)
+        return count(key)
+
+    monkeypatch.setattr(approvals, "_count_failure", count_after_another)
+    answer = void_here(dan, floor["table"].pk, "sue", "pw-sue")
+    assert refused_as_credentials(meanwhile[0])  # the limit's last failure
+    assert rate_limited(answer)  # past the limit: the right password is not even checked
+    assert in_play(floor["table"])
