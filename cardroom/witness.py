@@ -216,11 +216,10 @@ def _writer(database: str) -> _Writer:
 def committed_on_commit(heads, *, rounds=(), urgent: bool = False) -> None:
     """Called inside a command's transaction: once it commits, witness `heads` (tuples
     (log, owner id, seq, head)) and `rounds` ((table, number, status)): at once when
-    `urgent` (a settle or a void), else within the interval. The database's identity is
-    read here (once per process: it is cached), inside the transaction, so the lines
-    name the database the command wrote to; nothing here can undo the command."""
-    database = identity_uuid()
-    transaction.on_commit(lambda: committed(heads, rounds=rounds, urgent=urgent, database=database))
+    `urgent` (a settle or a void), else within the interval. Nothing here touches the
+    database, and nothing here can undo the command: the database's identity, which the
+    lines name, is read after the commit, once per process (then kept)."""
+    transaction.on_commit(lambda: committed(heads, rounds=rounds, urgent=urgent))
 
 
 def committed(heads, *, rounds=(), urgent: bool = False, database: str | None = None) -> None:
