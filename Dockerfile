@@ -20,9 +20,12 @@ COPY requirements.txt ./
 RUN pip install -r requirements.txt
 
 COPY --chown=cardroom:cardroom . .
+# /var/lib/cardroom/witness: the witness folder (docker-compose.yml mounts a named volume
+# there, which takes this owner when it is first created).
 RUN chmod 0755 docker/entrypoint.sh \
  && DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
- && chown -R cardroom:cardroom /app
+ && chown -R cardroom:cardroom /app \
+ && install -d -o cardroom -g cardroom -m 0750 /var/lib/cardroom/witness
 
 USER cardroom
 EXPOSE 8000

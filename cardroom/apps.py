@@ -11,6 +11,9 @@ class CardroomConfig(AppConfig):
 
         from . import receivers  # noqa: F401  (connects the audit receivers)
         from .db_roles import grant_after_migrate
+        from .witness import ensure_identity
 
         # The app's least-privilege database login, re-granted after every migrate.
         post_migrate.connect(grant_after_migrate, dispatch_uid="cardroom.grant_app_role")
+        # The database's identity, named by every witness line (cardroom/witness.py).
+        post_migrate.connect(ensure_identity, dispatch_uid="cardroom.ensure_identity")

@@ -20,7 +20,9 @@ When they are written:
 
 The chains are reached through their owner's own relations (`owner.events`,
 `owner.checkpoints`, ...), so this kernel module names no model of the apps above it.
-A checkpoint whose signature does not verify is reported, not used.
+A checkpoint whose signature does not verify is reported, not used. A day-end checkpoint
+deleted is named from the events (tables/integrity.py `verify_day_end_checkpoints`): a
+gaming day that a later day's event closed must have both.
 """
 
 from __future__ import annotations

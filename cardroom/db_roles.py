@@ -9,7 +9,8 @@ the app process logs in as a role that owns nothing and holds only what it uses:
   never DELETE or TRUNCATE;
 * a progressive's meter row: SELECT, INSERT, UPDATE (never DELETE);
 * every other table (the table row with its chain heads, seats, sessions, users, login
-  lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations`: SELECT only. The
+  lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations` and the
+  database's identity (`cardroom_databaseidentity`): SELECT only. The
   table row's `drivers_version` is the exception a grant cannot state (the role updates
   that row on every command): a trigger refuses any change of it but the one the
   assignment trigger makes (tables/migrations/0019_table_drivers_version.py);
@@ -29,7 +30,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 
 SCHEMA = "public"
-READ_ONLY_TABLES = {"django_migrations"}
+# The database's identity (cardroom.models.DatabaseIdentity) is made by `migrate` alone.
+READ_ONLY_TABLES = {"django_migrations", "cardroom_databaseidentity"}
 # Rows the app moves but never removes: a progressive's meter holds a fund's amounts
 # (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain).
 NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter"}
@@ -83,10 +85,10 @@ def grant_app_role(role: str, *, password: str = "", using: str = "default") -> 
         ledger = append_only_tables(cursor)
         cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", [SCHEMA])
         for (table,) in cursor.fetchall():
-            if table in ledger:
-                privileges = "SELECT, INSERT, UPDATE" if ledger[table] else "SELECT, INSERT"
-            elif table in READ_ONLY_TABLES:
+            if table in READ_ONLY_TABLES:
                 privileges = "SELECT"
+            elif table in ledger:
+                privileges = "SELECT, INSERT, UPDATE" if ledger[table] else "SELECT, INSERT"
             elif table in NEVER_DELETED_TABLES:
                 privileges = "SELECT, INSERT, UPDATE"
             else:

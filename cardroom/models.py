@@ -90,3 +90,22 @@ class SignedCheckpoint(models.Model):
             "head": self.head,
             "rows": self.rows,
         }
+
+
+class DatabaseIdentity(models.Model):
+    """The database's name for itself: a random UUID made with the schema (the migration
+    that created this table, or `migrate`/`flush` on a database that has none), one row.
+
+    Every witness line names the database it witnesses (cardroom/witness.py), so that
+    two databases used from one checkout, or writing into one folder, never read each
+    other's lines as forged ones. `created_at` is when this database's witness began:
+    from then on every chain row is expected in a witness line (tables/integrity.py
+    `verify_witness_coverage`). Append-only (a trigger refuses UPDATE and DELETE) and
+    read-only to the app's database role (cardroom/db_roles.py)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    uuid = models.UUIDField(unique=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="cardroom_database_identity_one_row")]

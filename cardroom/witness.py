@@ -14,8 +14,9 @@ When a line is written (always after the command's transaction commits, never in
   thread: the heads this process changed meanwhile. Nothing changes: nothing is written.
 The heads come from the command's own rows in memory: witnessing costs no query.
 
-The store, in CARDROOM_WITNESS_DIR (var/witness/ by default; give it to an OS user the
-database server does not run as, or ship it off the host):
+The store, in CARDROOM_WITNESS_DIR (by default witness/ beside the app's own database:
+var/witness/, moved by CARDROOM_LOCALDB_DIR with the database and its development key;
+give it to an OS user the database server does not run as, or ship it off the host):
 * one file per server process and UTC day, `w-<day>-<host>-<pid>-<random>.jsonl`. One
   writer per file, so a line's number (`n`) and the signature of the line before it
   (`prev`) are known without reading the file or taking a lock: several Daphne workers
@@ -30,6 +31,14 @@ database server does not run as, or ship it off the host):
 Every line (witness and index) carries the ledger key's id and its HMAC (hashchain.sign);
 a witness line also its number and its predecessor's signature, so a line removed from
 the middle or the start of a file breaks the sequence.
+
+Every line also names its database (`db`: the uuid of cardroom.models.DatabaseIdentity,
+made with the schema), and a process writes one file per database. Two databases may
+share a folder (two used from one checkout, each signing with its own key): the reader
+checks the lines of the database it verifies and counts the others' as not its own
+(Reading.notes), never as forged. Their deletion is found from the database's side:
+tables/integrity.py `verify_witness_coverage` holds every chain row written since the
+identity was made against the heads this database's lines witnessed.
 
 A failed write (disk full, directory gone) loses no command (it has committed): it is
 logged at CRITICAL and the heads stay pending, written by the next successful write.
@@ -64,7 +73,9 @@ SUFFIX = ".jsonl"
 # is never interleaved with another writer's. Lines of many heads are split to stay under.
 MAX_LINE = 4000
 HEADS_PER_LINE = 20
-VERSION = 1
+# 2: every line names its database (`db`, cardroom.models.DatabaseIdentity); lines of
+# version 1 name none and are read as the verifying database's own.
+VERSION = 2
 
 
 def _now() -> str:
@@ -112,6 +123,7 @@ class _Writer:
 
     directory: Path
     pid: int
+    database: str  # the uuid of the database whose heads these are ("" when it has none)
     file: _File | None = None
     pending: dict = field(default_factory=dict)
     rounds: list = field(default_factory=list)
@@ -134,7 +146,7 @@ class _Writer:
     def _index(self, content: dict) -> None:
         fd = _open_append(self.directory / INDEX)
         try:
-            _write_line(fd, _signed_line({"v": VERSION, "at": _now(), **content})[0])
+            _write_line(fd, _signed_line({"v": VERSION, "db": self.database, "at": _now(), **content})[0])
         finally:
             os.close(fd)
 
@@ -171,7 +183,7 @@ class _Writer:
         batches = [heads[i : i + HEADS_PER_LINE] for i in range(0, len(heads), HEADS_PER_LINE)] or [[]]
         for i, batch in enumerate(batches):
             content = {
-                "v": VERSION, "file": f.name, "n": f.lines + 1, "prev": f.last, "at": _now(), "why": reason,
+                "v": VERSION, "db": self.database, "file": f.name, "n": f.lines + 1, "prev": f.last, "at": _now(), "why": reason,
                 "heads": batch, "rounds": self.rounds if i == 0 else [],
             }
             data, signature = _signed_line(content)
@@ -191,12 +203,13 @@ def directory() -> Path:
     return Path(settings.CARDROOM_WITNESS_DIR)
 
 
-def _writer() -> _Writer:
-    """This process's writer for the configured directory (a forked child gets its own)."""
-    key = (settings.CARDROOM_WITNESS_DIR, os.getpid())
+def _writer(database: str) -> _Writer:
+    """This process's writer for the configured directory and `database` (a forked child
+    gets its own): one file per writer, so a file holds the lines of one database."""
+    key = (settings.CARDROOM_WITNESS_DIR, os.getpid(), database)
     writer = _writers.get(key)
     if writer is None:
-        writer = _writers[key] = _Writer(Path(key[0]), key[1])
+        writer = _writers[key] = _Writer(Path(key[0]), key[1], database)
     return writer
 
 
@@ -204,13 +217,16 @@ def committed_on_commit(heads, *, rounds=(), urgent: bool = False) -> None:
     """Called inside a command's transaction: once it commits, witness `heads` (tuples
     (log, owner id, seq, head)) and `rounds` ((table, number, status)): at once when
     `urgent` (a settle or a void), else within the interval. Nothing here touches the
-    database, and nothing here can undo the command."""
+    database, and nothing here can undo the command: the database's identity, which the
+    lines name, is read after the commit, once per process (then kept)."""
     transaction.on_commit(lambda: committed(heads, rounds=rounds, urgent=urgent))
 
 
-def committed(heads, *, rounds=(), urgent: bool = False) -> None:
+def committed(heads, *, rounds=(), urgent: bool = False, database: str | None = None) -> None:
+    if database is None:
+        database = identity_uuid()
     with _lock:
-        writer = _writer()
+        writer = _writer(database)
         for log, owner, seq, head in heads:
             if seq > 0 and seq > writer.pending.get((log, owner), (0, ""))[0]:
                 writer.pending[(log, owner)] = (seq, head)
@@ -247,7 +263,7 @@ def flush() -> None:
     """Write every pending head now, and mark the files in the index (as the timer does);
     used at exit and by tests."""
     with _lock:
-        writers = [w for (_, pid), w in _writers.items() if pid == os.getpid()]
+        writers = [w for (_, pid, _db), w in _writers.items() if pid == os.getpid()]
     for writer in writers:
         with _lock:
             if writer.timer is not None:
@@ -274,6 +290,64 @@ def close() -> None:
             del _writers[key]
 
 
+# --- The database's identity ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Identity:
+    uuid: str
+    created_at: datetime  # when the database's witness began
+
+
+_identities: dict[tuple, Identity] = {}
+
+
+def database_identity(using: str = "default") -> Identity | None:
+    """The identity of the database `using` (cardroom.models.DatabaseIdentity), read once
+    per process and kept; None when the database has none (its row was removed)."""
+    from django.db import connections
+
+    from .models import DatabaseIdentity
+
+    db = connections[using].settings_dict
+    key = (db["NAME"], db["HOST"], str(db["PORT"]))
+    found = _identities.get(key)
+    if found is None:
+        row = DatabaseIdentity.objects.using(using).filter(pk=1).values_list("uuid", "created_at").first()
+        if row is None:
+            return None
+        found = _identities[key] = Identity(str(row[0]), row[1])
+    return found
+
+
+def identity_uuid() -> str:
+    """The default database's uuid for a witness line; "" when it cannot be read: the
+    heads are still written (a line that names no database is checked as the verifying
+    database's own), and the failure is logged."""
+    try:
+        found = database_identity()
+    except Exception:
+        logger.critical("WITNESS: the database's identity cannot be read; lines are written without it", exc_info=True)
+        return ""
+    return found.uuid if found else ""
+
+
+def ensure_identity(sender, using: str = "default", **kwargs) -> None:
+    """post_migrate receiver (cardroom/apps.py): a database without an identity gets one
+    (a test runner's flush empties the table; the migration made the first), and the
+    identities this process kept are forgotten, since the database may be another now."""
+    if sender.label != "cardroom":
+        return
+    import uuid
+
+    from django.utils import timezone
+
+    from .models import DatabaseIdentity
+
+    DatabaseIdentity.objects.using(using).get_or_create(pk=1, defaults={"uuid": uuid.uuid4(), "created_at": timezone.now()})
+    _identities.clear()
+
+
 # --- Reading ----------------------------------------------------------------------------
 
 
@@ -290,11 +364,26 @@ class Witnessed:
 
 @dataclass
 class Reading:
+    database: str | None = None  # the uuid of the database whose lines are checked
     heads: list = field(default_factory=list)  # Witnessed
     rounds: list = field(default_factory=list)  # (table, number, status, where)
     problems: list = field(default_factory=list)  # str
     files: int = 0
     lines: int = 0
+    others: dict = field(default_factory=dict)  # {uuid of another database: its lines here}
+
+    def notes(self) -> list[str]:
+        """What was seen and not checked: never a problem."""
+        return [f"{n} lines of another database (id {db}): not checked" for db, n in sorted(self.others.items())]
+
+    def another_database(self, doc: dict) -> bool:
+        """True (and the line counted) when a parsed line names a database other than the
+        one checked. A line of version 1 names none: it is checked as this database's."""
+        db = doc.get("db") if isinstance(doc, dict) else None
+        if not db or db == self.database:
+            return False
+        self.others[str(db)] = self.others.get(str(db), 0) + 1
+        return True
 
 
 def _parse(raw: bytes):
@@ -307,28 +396,42 @@ def _parse(raw: bytes):
     return doc, str(key_id), str(signature)
 
 
-def read(folder: Path | None = None) -> Reading:
-    """Every witness file of the directory, checked against itself and the index."""
+_CURRENT = object()
+
+
+def read(folder: Path | None = None, database=_CURRENT) -> Reading:
+    """Every witness file of the directory, checked against itself and the index: the
+    lines of `database` (a uuid; by default the database the app uses, None when it has
+    no identity). Lines naming another database are counted (Reading.notes), not checked:
+    a file or index line of another database, signed with its own ledger key, is not a
+    forgery of this one's."""
     folder = folder or directory()
-    reading = Reading()
+    if database is _CURRENT:
+        found = database_identity()
+        database = found.uuid if found else None
+    reading = Reading(database=database)
     files = sorted(p.name for p in folder.glob(f"{PREFIX}*{SUFFIX}")) if folder.is_dir() else []
     index = _read_index(folder, reading)
     indexed = index is not None
+    ours = []
+    for name in files:
+        others_before = sum(reading.others.values())
+        lines = _read_file(folder / name, index.get(name) if indexed else None, reading)
+        if name in (index or {}) or lines or sum(reading.others.values()) == others_before:
+            ours.append(name)  # this database's file (or one nobody can claim: checked as ours)
     if not indexed:
-        if files:
-            reading.problems.append(f"the witness index {folder / INDEX} is missing, but {len(files)} witness files are there")
+        if ours:
+            reading.problems.append(f"the witness index {folder / INDEX} is missing, but {len(ours)} witness files are there")
         index = {}
     for name, entry in sorted(index.items()):
         if name not in files:
             reading.problems.append(
                 f"witness file {name} (opened {entry['opened']} by {entry['host']} pid {entry['pid']}) is missing"
             )
-    for name in files:
+    for name in ours:
         reading.files += 1
-        entry = index.get(name)
-        if entry is None and indexed:
+        if name not in index and indexed:
             reading.problems.append(f"witness file {name} is not in the witness index: its lines there were removed")
-        _read_file(folder / name, entry, reading)
     return reading
 
 
@@ -340,6 +443,8 @@ def _read_index(folder: Path, reading: Reading) -> dict | None:
     index = {}
     for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
         parsed = _parse(raw)
+        if parsed is not None and reading.another_database(parsed[0]):
+            continue
         if parsed is None or not hashchain.signature_valid(*parsed):
             reading.problems.append(f"witness index line {number}: not a line signed with the ledger key: forged or altered, not used")
             continue
@@ -353,17 +458,21 @@ def _read_index(folder: Path, reading: Reading) -> dict | None:
     return index
 
 
-def _read_file(path: Path, entry: dict | None, reading: Reading) -> None:
+def _read_file(path: Path, entry: dict | None, reading: Reading) -> int:
+    """Check one file's lines of the database read; their number."""
     name = path.name
     data = path.read_bytes()
     raws = data.split(b"\n")
-    if raws and raws[-1] == b"":
+    cut_short = bool(raws) and raws[-1] != b""
+    if not cut_short and raws:
         raws.pop()
-    elif raws:
-        reading.problems.append(f"witness file {name}: its last line is cut short (no line end): truncated")
     expected_n, prev, signatures = 1, hashchain.GENESIS, {}
+    ours, others_before = 0, sum(reading.others.values())
     for raw in raws:
         parsed = _parse(raw)
+        if parsed is not None and reading.another_database(parsed[0]):
+            continue
+        ours += 1
         if parsed is None or not hashchain.signature_valid(*parsed):
             reading.problems.append(
                 f"witness file {name} after line {expected_n - 1}: a line not signed with the ledger key: forged or altered, not used"
@@ -398,3 +507,6 @@ def _read_file(path: Path, entry: dict | None, reading: Reading) -> None:
             reading.problems.append(
                 f"witness file {name} line {entry['lines']} is not the line the index recorded: rewritten"
             )
+    if cut_short and (ours or sum(reading.others.values()) == others_before):
+        reading.problems.append(f"witness file {name}: its last line is cut short (no line end): truncated")
+    return ours

@@ -4,8 +4,11 @@ and the signed checkpoints (cardroom/checkpoints.py)."""
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, timedelta
 
-from django.db.models import Q
+from django.conf import settings
+from django.db.models import Count, Max, Min, Q
+from django.utils import timezone
 
 from cardroom import checkpoints as cp
 from cardroom import hashchain, witness
@@ -205,6 +208,79 @@ def verify_witness(tables, *, every: bool = True, reading: witness.Reading | Non
                 f"table {table_id} round {number}: witnessed {status} ({where}), the database has it "
                 + (f"{held}" if held else "missing")
             )
+    return problems
+
+
+# A chain row is in a witness line within CARDROOM_WITNESS_INTERVAL of its commit (the
+# writer's timer); these seconds more allow for the commit itself and a busy machine.
+WITNESS_SLACK_SECONDS = 15
+
+
+def verify_witness_coverage(tables, reading: witness.Reading, *, every: bool = True) -> list[str]:
+    """The witness files' deletion: the database's own rows against the witness. Every
+    chain row written since the database's witness began (its identity's `created_at`)
+    and more than the interval ago must be at or below a head a witness line of this
+    database holds; rows beyond every witnessed head mean the lines (or the files, or the
+    whole folder) that held them are gone. One aggregate over each chain's unwitnessed
+    tail, by its (owner, seq) index."""
+    identity = witness.database_identity()
+    if identity is None:
+        return [
+            "the database has no identity (the row of cardroom_databaseidentity was removed): "
+            "its witness lines cannot be told from another database's"
+        ]
+    until = timezone.now() - timedelta(seconds=settings.CARDROOM_WITNESS_INTERVAL + WITNESS_SLACK_SECONDS)
+    if until <= identity.created_at:
+        return []
+    top: dict[tuple[str, int], int] = {}
+    for head in reading.heads:
+        top[(head.log, head.owner)] = max(top.get((head.log, head.owner), 0), head.seq)
+    chains = [(f"table {t.pk} {log}", cp.chain_rows(t, log), top.get((log, t.pk), 0)) for t in tables for log in cp.TABLE_LOGS]
+    if every:
+        chains += [
+            (f"meter {m.pk} jackpot", cp.chain_rows(m, "jackpot"), top.get(("jackpot", m.pk), 0))
+            for m in JackpotMeter.objects.order_by("pk")
+        ]
+    problems = []
+    for name, rows, witnessed in chains:
+        tail = rows.filter(seq__gt=witnessed, created_at__gte=identity.created_at, created_at__lt=until).aggregate(
+            count=Count("pk"), first=Min("seq"), last=Max("seq"), since=Min("created_at"), to=Max("created_at")
+        )
+        if tail["count"]:
+            since, to = (tail[k].astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S") for k in ("since", "to"))
+            problems.append(
+                f"{name}: {tail['count']} rows written since the witness began (seq {tail['first']} to {tail['last']}, "
+                f"{since} to {to} UTC) are in no witness line of this database (id {identity.uuid}): "
+                f"witness files or lines deleted"
+            )
+    return problems
+
+
+def verify_day_end_checkpoints(tables) -> list[str]:
+    """The checkpoints' deletion: every gaming day of a table's events that a later day's
+    event closed has the day-end checkpoints of both chains that the later day's first
+    command signed (cardroom/checkpoints.py `close_day_if_turned`). Days sealed by the
+    legacy checkpoint (before the chains were keyed) are exempt."""
+    problems = []
+    for table in tables:
+        days = list(
+            TableEvent.objects.filter(table=table).values("gaming_day").annotate(last=Max("seq"), rows=Count("pk")).order_by("last")
+        )
+        if len(days) < 2:
+            continue
+        legacy_end = (
+            ChainCheckpoint.objects.filter(table=table, log="events", kind="legacy").aggregate(end=Max("last_seq"))["end"] or 0
+        )
+        signed = set(ChainCheckpoint.objects.filter(table=table, kind="day_end").values_list("log", "gaming_day"))
+        for day in days[:-1]:  # the last is the table's current day: not closed yet
+            if day["last"] <= legacy_end:
+                continue
+            for log in cp.TABLE_LOGS:
+                if (log, day["gaming_day"]) not in signed:
+                    problems.append(
+                        f"table {table.pk} {log}: gaming day {day['gaming_day']} is closed (its {day['rows']} events end at "
+                        f"seq {day['last']}, a later day's follow) but has no day-end checkpoint: deleted"
+                    )
     return problems
 
 

@@ -45,3 +45,37 @@ def test_no_env_file_is_committed_only_the_example():
     if not tracked:  # not a git checkout (an exported tree): nothing to check
         return
     assert ".env.example" in tracked and ".env" not in tracked
+
+
+def _compose_block(text: str, *path: str) -> list[str]:
+    """The lines under the key `path` of docker-compose.yml, read by indentation (the
+    file is plain block YAML; no YAML library is a dependency of the app)."""
+    def indent(line):
+        return len(line) - len(line.lstrip())
+
+    lines = text.splitlines()
+    for key in path:
+        level = min(indent(line) for line in lines if line.strip() and not line.lstrip().startswith("#"))
+        start = next(i for i, line in enumerate(lines) if line.strip() == f"{key}:" and indent(line) == level)
+        block = []
+        for line in lines[start + 1 :]:
+            if line.strip() and not line.lstrip().startswith("#") and indent(line) <= level:
+                break
+            block.append(line)
+        lines = block
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_every_app_replica_writes_the_witness_to_one_named_volume():
+    """Issue 33 item 4: a restart or `--scale app=N` must never read as a witness file
+    deleted, so the witness folder is a named volume every app container mounts, not a
+    folder inside each container."""
+    text = (ROOT / "docker-compose.yml").read_text()
+    environment = _compose_block(text, "services", "app", "environment")
+    (setting,) = [line for line in environment if line.startswith("CARDROOM_WITNESS_DIR:")]
+    folder = setting.split(":", 1)[1].strip()
+    assert folder.startswith("/") and not folder.startswith("/app")
+    assert f"- witness:{folder}" in _compose_block(text, "services", "app", "volumes")
+    assert "witness:" in _compose_block(text, "volumes")
+    # Not the database's: its owner must not reach the witness.
+    assert not any("witness" in line for line in _compose_block(text, "services", "db"))

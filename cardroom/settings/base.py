@@ -276,8 +276,12 @@ CARDROOM_LEDGER_OLD_KEYS = os.environ.get("CARDROOM_LEDGER_OLD_KEYS", "")
 CARDROOM_LEDGER_DEV_KEY_FILE = Path(os.environ.get("CARDROOM_LOCALDB_DIR") or BASE_DIR / "var") / "ledger-key"
 # The witness (cardroom/witness.py): where the signed chain heads are appended, outside
 # the database. Give the folder to an OS user the database server does not run as (or
-# ship it to another host): the database's owner must not be able to rewrite it.
-CARDROOM_WITNESS_DIR = Path(os.environ.get("CARDROOM_WITNESS_DIR") or BASE_DIR / "var" / "witness")
+# ship it to another host): the database's owner must not be able to rewrite it. By
+# default beside the app's own PostgreSQL and its ledger key: CARDROOM_LOCALDB_DIR moves
+# all three, so a second database used from the checkout keeps a witness of its own.
+CARDROOM_WITNESS_DIR = Path(
+    os.environ.get("CARDROOM_WITNESS_DIR") or Path(os.environ.get("CARDROOM_LOCALDB_DIR") or BASE_DIR / "var") / "witness"
+)
 # A changed chain is witnessed within this many seconds (a settle or a void at once).
 CARDROOM_WITNESS_INTERVAL = int(os.environ.get("CARDROOM_WITNESS_INTERVAL", "60"))
 # The login role the app process uses (empty: off, e.g. a developer's own server).

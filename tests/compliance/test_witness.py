@@ -17,11 +17,11 @@ import pytest
 
 from cardroom import witness
 from rounds.models import Round
-from tables.models import Table, TableEvent
+from tables.models import ChainCheckpoint, Table, TableEvent
 from tables.services import command_execute, table_create
 from tests.engine.helpers import dealt_round, seated_with_pd
 
-from .ledger import DAY2
+from .ledger import DAY1, DAY2
 from .test_tamper import sql, tamper, verify_logs
 
 pytestmark = pytest.mark.django_db
@@ -272,9 +272,14 @@ def test_a_failed_witness_write_loses_no_command_and_is_logged_loudly(
     assert [table.pk, 1, "settled"] in [r for line in lines_of(blocked) for r in line["rounds"]]
 
 
+FORKED_DB = "5e1f0c1e-0000-4000-8000-00000000000f"  # the children do not open the database
+
+
 def _write_many(count):
     for i in range(1, count + 1):
-        witness.committed([("events", 10_000 + i % 7, i, f"{i:064x}")], rounds=[(10_000, i, "settled")], urgent=True)
+        witness.committed(
+            [("events", 10_000 + i % 7, i, f"{i:064x}")], rounds=[(10_000, i, "settled")], urgent=True, database=FORKED_DB
+        )
     witness.flush()
 
 
@@ -288,6 +293,164 @@ def test_several_processes_write_one_folder_without_a_lock(witness_dir):
     for worker in workers:
         worker.join(30)
         assert worker.exitcode == 0
-    reading = witness.read(witness_dir)
+    reading = witness.read(witness_dir, database=FORKED_DB)
     assert reading.problems == []
     assert (reading.files, reading.lines, len(reading.rounds)) == (4, 1200, 1200)
+
+
+# --- The witness belongs to one database --------------------------------------------------
+
+OTHER_KEY = "other:a-second-database-with-its-own-ledger-key-0123456789"
+
+
+def this_database():
+    return witness.database_identity().uuid
+
+
+def witness_as_another_database(settings, heads, *, rounds=()):
+    """What a second database used from the same checkout does: its own identity and its
+    own ledger key (each embedded database generates one), the same folder."""
+    own_key = settings.CARDROOM_LEDGER_KEY
+    settings.CARDROOM_LEDGER_KEY = OTHER_KEY
+    try:
+        witness.committed(heads, rounds=rounds, urgent=True, database="5e1f0c1e-0000-4000-8000-000000000002")
+        witness.close()
+    finally:
+        settings.CARDROOM_LEDGER_KEY = own_key
+
+
+def test_every_witness_and_index_line_names_its_database(witness_dir, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        play_a_round()
+    witness.close()
+    index = [json.loads(raw) for raw in (witness_dir / witness.INDEX).read_bytes().splitlines()]
+    assert lines_of(witness_dir) and index
+    assert {line["db"] for line in lines_of(witness_dir) + index} == {this_database()}
+
+
+def test_two_databases_writing_one_folder_each_verify_clean(
+    witness_dir, settings, django_capture_on_commit_callbacks
+):
+    """Issue 33 finding 6: a second database (another identity, another ledger key) writes
+    into this database's folder; this database's untouched records still verify clean, and
+    the other's lines are named as that, not as forged ones."""
+    with django_capture_on_commit_callbacks(execute=True):
+        table = play_a_round()
+    witness.close()
+    # The other database's tables have the same ids as this one's: its heads must not be
+    # held against this database's chains either.
+    witness_as_another_database(settings, [("events", table.pk, 999, "f" * 64)], rounds=[(table.pk, 1, "voided")])
+
+    code, out = verify_logs()
+    assert code == 0, out
+    assert "NOTE 4 lines of another database (id 5e1f0c1e-0000-4000-8000-000000000002): not checked" in out
+    assert "forged" not in out and "BROKEN" not in out
+    assert out.splitlines()[-1].endswith("and the records cross-checked, 0 problems")
+
+
+def test_a_line_of_this_database_relabelled_as_another_is_named_a_removal(
+    witness_dir, settings, django_capture_on_commit_callbacks
+):
+    """Someone with the files but not the key cannot hide a line by making it another
+    database's: this database's file then lacks it."""
+    with django_capture_on_commit_callbacks(execute=True):
+        play_a_round()
+        play_a_round("Second")
+    witness.close()
+    (path,) = witness_files(witness_dir)
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 2
+    doc = json.loads(lines[0])
+    doc["db"] = "5e1f0c1e-0000-4000-8000-000000000003"
+    lines[0] = json.dumps(doc).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    code, out = verify_logs()
+    assert code == 1
+    assert f"BROKEN witness file {path.name}: lines 1 to 1 were removed: truncated" in out
+
+
+def test_the_default_witness_folder_moves_with_the_local_database(tmp_path):
+    """CARDROOM_LOCALDB_DIR moves the database, its ledger key and its witness together,
+    so a second database run from the checkout writes a witness of its own."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CARDROOM_WITNESS_DIR", "DJANGO_SETTINGS_MODULE")}
+    env.update(CARDROOM_LOCALDB_DIR=str(tmp_path / "second"), DJANGO_SETTINGS_MODULE="cardroom.settings.base")
+    env["DATABASE_URL"] = "postgresql://nobody@127.0.0.1:1/none"  # settings only: nothing connects
+    code = "from django.conf import settings as s; print(s.CARDROOM_WITNESS_DIR); print(s.CARDROOM_LEDGER_DEV_KEY_FILE)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    witness_folder, key_file = done.stdout.split()
+    assert witness_folder == str(tmp_path / "second" / "witness")
+    assert key_file == str(tmp_path / "second" / "ledger-key")
+
+
+# --- Deletions the database's own rows name -----------------------------------------------
+
+
+def test_the_deleted_witness_folder_is_named_by_the_databases_rows(
+    witness_dir, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Issue 33 finding 5: every witness file and the index deleted while the database
+    holds the commands they witnessed."""
+    from tables import integrity
+
+    with django_capture_on_commit_callbacks(execute=True):
+        table = play_a_round()
+    witness.close()
+    table.refresh_from_db()
+    code, out = verify_logs()
+    assert code == 0, out  # the untouched witness covers the rows
+
+    shutil.rmtree(witness_dir)
+    # Within the interval the rows may not be written yet: no problem (an hour's interval,
+    # so the check does not hang on how fast a loaded machine runs the test).
+    settings.CARDROOM_WITNESS_INTERVAL = 3600
+    code, out = verify_logs()
+    assert code == 0, out
+    # Past it (the interval and its slack gone by), the rows are in no line.
+    settings.CARDROOM_WITNESS_INTERVAL = 0
+    monkeypatch.setattr(integrity, "WITNESS_SLACK_SECONDS", 0)
+    code, out = verify_logs()
+    assert code == 1
+    assert (
+        f"BROKEN table {table.pk} events: {table.version} rows written since the witness began (seq 1 to {table.version}, "
+        in out
+    )
+    assert f"are in no witness line of this database (id {this_database()}): witness files or lines deleted" in out
+
+
+def test_a_witnessed_head_covers_the_rows_before_it(
+    witness_dir, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Only the rows past the last witnessed head count: a lost last line names its rows."""
+    from tables import integrity
+
+    settings.CARDROOM_WITNESS_INTERVAL = 0
+    monkeypatch.setattr(integrity, "WITNESS_SLACK_SECONDS", 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        table = play_a_round()
+    witness.close()
+    witnessed = Table.objects.get(pk=table.pk).version
+    # Committed (in the test's transaction) and never witnessed: its line was lost.
+    assert command_execute(table_id=table.pk, command={"type": "sit", "seat": 4, "player": "P-4"}, actor="test").ok
+    code, out = verify_logs()
+    assert code == 1
+    assert f"BROKEN table {table.pk} events: 1 rows written since the witness began (seq {witnessed + 1} to {witnessed + 1}, " in out
+
+
+def test_the_day_end_checkpoints_deleted_are_named(ledger):
+    """Issue 33 finding 5: every checkpoint deleted. Table A's first gaming day was closed
+    by the second day's first command, which signed where both chains stood."""
+    a = ledger.table_a
+    assert ChainCheckpoint.objects.filter(table=a, kind="day_end", gaming_day=DAY1).count() == 2
+    code, out = verify_logs("--table", str(a.pk))
+    assert code == 0, out
+    tamper("tables_chaincheckpoint", "DELETE FROM tables_chaincheckpoint")
+    code, out = verify_logs("--table", str(a.pk))
+    assert code == 1
+    for log in ("events", "collections"):
+        assert f"BROKEN table {a.pk} {log}: gaming day {DAY1} is closed (its " in out
+    assert "but has no day-end checkpoint: deleted" in out
+    assert f"gaming day {DAY2} is closed" not in out  # the table's current day is not closed

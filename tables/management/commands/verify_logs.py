@@ -26,7 +26,14 @@ from django.core.management.base import BaseCommand, CommandError
 from cardroom import checkpoints as anchors
 from collections_fees.models import JackpotMeter
 from cardroom import witness
-from tables.integrity import cross_check, verify_meter, verify_table, verify_witness
+from tables.integrity import (
+    cross_check,
+    verify_day_end_checkpoints,
+    verify_meter,
+    verify_table,
+    verify_witness,
+    verify_witness_coverage,
+)
 from tables.models import Table
 
 
@@ -68,6 +75,12 @@ class Command(BaseCommand):
         # against each other (tables/integrity.py).
         reading = witness.read()
         problems = verify_witness(checked, every=table is None, reading=reading) + cross_check(checked)
+        # Deletions the database's own rows name: closed days without their day-end
+        # checkpoints, rows past every head of this database's witness.
+        problems += verify_day_end_checkpoints(checked)
+        problems += verify_witness_coverage(checked, reading, every=table is None)
+        for note in reading.notes():  # another database's lines in the folder: not a problem
+            self.stdout.write(f"NOTE {note}")
         for problem in problems:
             self.stdout.write(f"BROKEN {problem}")
         checked_text = f"{len(checked)} tables" + (f" and {meters} jackpot meters" if table is None else "")
