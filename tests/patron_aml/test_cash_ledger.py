@@ -311,3 +311,28 @@ def test_an_award_named_wrongly_is_refused_and_writes_nothing(confirmed_award, f
         cash.cash_record(**args)
     assert refused.value.code == code
     assert not CashTransaction.objects.exists()
+
+
+@pytest.mark.parametrize("optional", [{}, {"award_round_id": 7, "award_seat": 2}, {"reverses_id": 3}])
+def test_the_offline_check_hashes_the_optional_fields_as_the_database_does(optional):
+    """An exported row (its CSV columns) gives the chain content the row gives: the
+    optional fields in it only when set, so rows with and without them re-hash offline."""
+    from datetime import UTC, date, datetime
+
+    from patrons.integrity import row_content
+
+    row = CashTransaction(
+        seq=5, kind="cash_payout", direction="out", amount=PAYOUT, patron_id=1, player="P-1", table_id=3,
+        employee="sue", employee_role="supervisor", note="", mtl=True, created_at=datetime(2026, 3, 10, 20, 0, tzinfo=UTC),
+        gaming_day=date(2026, 3, 10), shift="swing", **optional,
+    )
+    record = {
+        "chain_seq": "5", "kind": "cash_payout", "direction": "out", "amount_cents": str(PAYOUT), "patron_id": "1",
+        "unidentified_id": "", "player": "P-1", "table_id": "3", "employee": "sue", "employee_role": "supervisor",
+        "note": "", "mtl": "t", "created_at_utc_iso": "2026-03-10T20:00:00.000000+00:00", "gaming_day": "2026-03-10",
+        "shift": "swing", "reverses_id": "", "award_round_id": "", "award_seat": "",
+        **{name: str(value) for name, value in optional.items()},
+    }
+    assert row_content(record) == row.chain_content()
+    assert set(row.chain_content()) & {"reverses", "award_round", "award_seat"} == {
+        name.removesuffix("_id") for name in optional}
