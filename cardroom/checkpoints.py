@@ -1,7 +1,7 @@
 """Signed checkpoints of the hash chains: the heads anchored outside their owner's row.
 
-One module for every chain: a table's event log and collection log, and a progressive
-meter's fund ledger. A chain's head (last seq and hash) is kept on its owner's row (the
+One module for every chain: a table's event log and collection log, a progressive
+meter's fund ledger, and the house's cash log (its head on the one CashLog row). A chain's head (last seq and hash) is kept on its owner's row (the
 table, the meter), which the app must be able to update; whoever can update it could
 delete the chain's tail and rewind the head to an earlier row, and the chain would still
 verify. A checkpoint (cardroom.models.SignedCheckpoint) records, signed with the ledger
@@ -12,7 +12,8 @@ checkpointed row to be there, unchanged, and the day's row count to match.
 When they are written:
 * `day_end`: by the first command of a table on a later gaming day, for the day of the
   table's previous event (both chains), inside that command's transaction and under the
-  table lock, before the command's own rows (`close_day_if_turned`);
+  table lock, before the command's own rows (`close_day_if_turned`); likewise by the
+  cash log's first transaction of a later gaming day, under the cash lock;
 * `on_demand`: by `verify_logs --checkpoint` (every chain) and by each collection or
   jackpot export covering the current gaming day (the exported chains), before the rows
   are read, so the export carries the anchor (`for_export`);
@@ -27,6 +28,7 @@ gaming day that a later day's event closed must have both.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
@@ -52,9 +54,11 @@ CHAINS = {
     "events": Chain("table", rows="events", seq="version", head="event_head"),
     "collections": Chain("table", rows="collections", seq="collection_seq", head="collection_head"),
     "jackpot": Chain("meter", rows="entries", seq="entry_seq", head="entry_head"),
+    "cash": Chain("ledger", rows="transactions", seq="seq", head="head"),
 }
 TABLE_LOGS = ("events", "collections")
 METER_LOGS = ("jackpot",)
+CASH_LOGS = ("cash",)
 
 
 def chain_rows(owner, log: str):
@@ -85,12 +89,12 @@ def write(owner, *, gaming_day: date, kind: str, logs=TABLE_LOGS) -> list:
     return owner.checkpoints.model.objects.bulk_create(checkpoints)
 
 
-def close_day_if_turned(table, gaming_day: date) -> None:
+def close_day_if_turned(table, gaming_day: date, *, logs=TABLE_LOGS) -> None:
     """Called by the command service, under the table lock, before a command's rows: when
     the table's last event was on an earlier (or other) gaming day, sign where its chains
-    stood at the end of that day."""
+    stood at the end of that day. The cash log does the same with its head row."""
     if table.chain_day is not None and table.chain_day != gaming_day:
-        write(table, gaming_day=table.chain_day, kind="day_end")
+        write(table, gaming_day=table.chain_day, kind="day_end", logs=logs)
     table.chain_day = gaming_day  # saved by the caller with the rest of the row
 
 
@@ -125,15 +129,97 @@ def document(checkpoint) -> dict:
 
 
 # The fields each kind of checkpoint signs (its model's signed_content): a table's chains
-# (log "events" or "collections") or a jackpot meter's fund chain (log "jackpot").
+# (log "events" or "collections"), a jackpot meter's fund chain (log "jackpot") or the
+# house's cash log (log "cash", one chain: no owner).
 SIGNED_FIELDS = ("table", "log", "kind", "gaming_day", "last_seq", "head", "rows")
 JACKPOT_SIGNED_FIELDS = ("meter", "log", "gaming_day", "last_seq", "head", "rows")
+CASH_SIGNED_FIELDS = ("log", "kind", "gaming_day", "last_seq", "head", "rows")
 
 
 def document_signature_valid(doc: dict) -> bool:
-    fields = JACKPOT_SIGNED_FIELDS if doc.get("log") == "jackpot" else SIGNED_FIELDS
+    fields = {"jackpot": JACKPOT_SIGNED_FIELDS, "cash": CASH_SIGNED_FIELDS}.get(doc.get("log"), SIGNED_FIELDS)
     signed = {name: doc.get(name) for name in fields}
     return hashchain.signature_valid(signed, str(doc.get("key_id", "")), str(doc.get("signature", "")))
+
+
+# --- Verifying a chain against its head and checkpoints -------------------------------
+
+
+def first_break(rows, last_seq: int, head: str, checkpoints, *, holder: str = "the table",
+                unkeyed_ever: bool = True) -> tuple[int | None, str] | None:
+    """(seq, problem) of the first break of a chain (None: everything verifies): `rows`
+    in seq order, against the head its owner holds (`last_seq`, `head`, named `holder`
+    in the report) and its signed `checkpoints` (by last_seq). A chain that never had
+    unkeyed rows (`unkeyed_ever` False: the cash log) refuses every row without the key."""
+
+    def broken(seq, problem):
+        return seq, problem
+
+    # Rows hashed before the chains were keyed verify under the old rule only up to the
+    # seq the keying migration sealed; an unkeyed row after it was re-hashed by someone
+    # without the key.
+    legacy_end = max((c.last_seq for c in checkpoints if c.kind == "legacy"), default=0)
+    pending = list(checkpoints)  # by last_seq
+    day_rows = Counter()
+    expected_prev, expected_seq = hashchain.GENESIS, 1
+    row, following = None, next(rows, None)
+    while following is not None:
+        row, following = following, next(rows, None)
+        if row.seq != expected_seq:
+            return broken(expected_seq, f"row missing (next stored row is seq {row.seq})")
+        if row.prev_hash != expected_prev:
+            return broken(row.seq, "does not link to the row before it")
+        content = row.chain_content()
+        if row.hash_key == hashchain.LEGACY and not unkeyed_ever:
+            return broken(row.seq, (
+                "hashed without the ledger key (plain SHA-256), but this log never had unkeyed rows: "
+                "re-hashed by someone without the key"
+            ))
+        if row.hash_key == hashchain.LEGACY and row.seq > legacy_end:
+            return broken(row.seq, (
+                f"hashed without the ledger key (plain SHA-256) after the chain was keyed "
+                f"(unkeyed rows end at seq {legacy_end}): re-hashed by someone without the key"
+            ))
+        try:
+            expected = hashchain.link(row.prev_hash, content, row.hash_key)
+        except hashchain.UnknownKey:
+            return broken(row.seq, (
+                f"signed with key {row.hash_key!r}, which is not configured "
+                "(CARDROOM_LEDGER_KEY, CARDROOM_LEDGER_OLD_KEYS): cannot be verified"
+            ))
+        if expected != row.row_hash:
+            if following is not None and following.prev_hash == row.prev_hash:
+                return broken(row.seq, f"row inserted: the row after it links to seq {row.seq - 1}, not to it")
+            if row.row_hash == hashchain.link(row.prev_hash, content, hashchain.LEGACY):
+                return broken(row.seq, (
+                    f"re-hashed without the ledger key: its hash is a plain SHA-256, not an HMAC under key {row.hash_key!r}"
+                ))
+            return broken(row.seq, f"content altered since it was written (its HMAC under key {row.hash_key!r} does not match)")
+        day_rows[row.gaming_day] += 1
+        while pending and pending[0].last_seq <= row.seq:  # those at this seq (or at 0)
+            checkpoint = pending.pop(0)
+            if checkpoint.last_seq != row.seq:
+                continue
+            if checkpoint.head != row.row_hash:
+                return broken(row.seq, (
+                    f"not the row the checkpoint of gaming day {checkpoint.gaming_day} signed: rewritten after it"
+                ))
+            if day_rows[checkpoint.gaming_day] != checkpoint.rows:
+                return broken(row.seq, (
+                    f"gaming day {checkpoint.gaming_day} holds {day_rows[checkpoint.gaming_day]} rows up to here, "
+                    f"its checkpoint signed {checkpoint.rows}"
+                ))
+        expected_prev, expected_seq = row.row_hash, expected_seq + 1
+    end = expected_seq - 1
+    if pending:
+        checkpoint = pending[-1]
+        return broken(None, (
+            f"chain ends at seq {end}, but the checkpoint of gaming day {checkpoint.gaming_day} signed seq "
+            f"{checkpoint.last_seq}: rows after seq {end} were removed and the head rewound"
+        ))
+    if end != last_seq or expected_prev != head:
+        return broken(None, f"chain ends at seq {end}, {holder} recorded {last_seq}")
+    return None
 
 
 # --- Exports: the anchors travel with the file -------------------------------------------

@@ -7,7 +7,7 @@ the app process logs in as a role that owns nothing and holds only what it uses:
   trigger, cardroom/ledger.py): SELECT and INSERT; UPDATE too where the UPDATE trigger
   is conditional (a round moves through its streets until it is settled or voided);
   never DELETE or TRUNCATE;
-* a progressive's meter row: SELECT, INSERT, UPDATE (never DELETE);
+* a progressive's meter row and the cash log's head row: SELECT, INSERT, UPDATE (never DELETE);
 * every other table (the table row with its chain heads, seats, sessions, users, login
   lockouts, ...): SELECT, INSERT, UPDATE, DELETE; `django_migrations` and the
   database's identity (`cardroom_databaseidentity`): SELECT only. The
@@ -33,8 +33,9 @@ SCHEMA = "public"
 # The database's identity (cardroom.models.DatabaseIdentity) is made by `migrate` alone.
 READ_ONLY_TABLES = {"django_migrations", "cardroom_databaseidentity"}
 # Rows the app moves but never removes: a progressive's meter holds a fund's amounts
-# (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain).
-NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter"}
+# (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain),
+# and the cash log's head (patrons.CashLog; its rows are the CashTransaction chain).
+NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog"}
 
 
 def append_only_tables(cursor) -> dict[str, bool]:

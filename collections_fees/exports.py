@@ -35,6 +35,7 @@ from django.db import connections
 from django.utils import timezone
 
 from cardroom import checkpoints
+from patrons.models import CashLog
 
 from . import jackpot
 from .models import CollectionEntry, ExportManifest
@@ -58,7 +59,17 @@ def _collection_checkpoints(filters: dict) -> list[dict]:
     return checkpoints.for_export(tables, log="collections", filters=filters)
 
 
-CHECKPOINTS_OF_EXPORT = {"collections": _collection_checkpoints, "jackpot": jackpot.checkpoints_for_export}
+def _cash_checkpoints(filters: dict) -> list[dict]:
+    """The signed checkpoints of the house's cash log (one chain, its head on the one
+    CashLog row) within the export's gaming days."""
+    return checkpoints.for_export(CashLog.objects.all(), log="cash", filters=filters)
+
+
+CHECKPOINTS_OF_EXPORT = {
+    "collections": _collection_checkpoints,
+    "jackpot": jackpot.checkpoints_for_export,
+    "cash": _cash_checkpoints,
+}
 
 
 def dedicated_connection_params(alias: str = "default") -> dict:

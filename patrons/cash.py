@@ -2,9 +2,16 @@
 alerts the floor and compliance get.
 
 One hash chain for the house (cardroom/hashchain.py), because a patron's cash adds up
-across tables: every write takes one transaction-scoped advisory lock, reads the last
-row's hash and seq, and appends. The same lock serializes the totals, so two purchases
-at two tables at once cannot both miss the line they cross together.
+across tables: every write takes one transaction-scoped advisory lock, reads the head
+(the one CashLog row: the last seq and row hash), appends and moves the head. The same
+lock serializes the totals, so two purchases at two tables at once cannot both miss the
+line they cross together.
+
+A ledger like the others (docs/compliance-exports.md): the head on its row, signed
+checkpoints (`day_end` by the first transaction of a later gaming day, `on_demand` by
+`verify_logs --checkpoint` and the cash export), the head witnessed outside the database
+after commit (cardroom/witness.py), and `verify_logs` checking the chain against all
+three (`verify_chain`) and the alerts against the log (`verify_alerts`).
 """
 
 from __future__ import annotations
@@ -16,15 +23,19 @@ from django.db import connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from cardroom import hashchain
+from cardroom import checkpoints, hashchain, witness
 from cardroom.access import Actor, can_drive
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
+from rounds.models import Round
+from tables.models import TableEvent
 
 from .identity import IDENTIFICATION_ROLES, PatronError, exclusion_check, patron_of_player
-from .models import CashAlert, CashTransaction, Patron, PatronLink, UnidentifiedPatron
+from .models import CashAlert, CashCheckpoint, CashLog, CashTransaction, Patron, PatronLink, UnidentifiedPatron
 
 LOCK_KEY = "cardroom-cash-chain"
+LOG = "cash"  # the cash log's name among the chains (cardroom/checkpoints.py, the witness)
+HEAD_ROW = 1  # the pk of the one CashLog row
 
 
 def lock() -> None:
@@ -60,11 +71,14 @@ def day_total(subject: str, gaming_day: date, direction: str) -> int:
 
 
 def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, note: str = "",
-                at: datetime | None = None) -> CashTransaction:
+                at: datetime | None = None, award_round: int | None = None,
+                award_seat: int | None = None) -> CashTransaction:
     """Record a chip purchase for cash or a cash payout at a table, by its dealer or a
     supervisor. `player` is the seat's id: a patron number or card, or "U-<id>". A listed
     patron is refused (`self_excluded`, recorded as a hit). `at` is a system process's only.
-    Bad input raises PatronError and writes nothing."""
+    A payout of a progressive award names it (`award_round`, the round's id, and
+    `award_seat`) and is recorded by someone other than the supervisor who confirmed the
+    award (`second_person_required`). Bad input raises PatronError and writes nothing."""
     if kind not in CashTransaction.DIRECTIONS:
         raise PatronError("invalid_command", "kind is chip_purchase or cash_payout")
     if type(amount) is not int or amount <= 0:
@@ -75,12 +89,15 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
         raise PatronError("not_authorized", "only a system process states when a transaction happened")
     if not can_drive(actor, table_id):
         raise PatronError("not_authorized", "the table's dealer or a supervisor records its cash")
-    patron, unidentified = patron_of_player(player)
+    award = _award_paid(kind, table_id, award_round, award_seat, actor)
     mtl_at, _, _ = thresholds()
-    now = at or timezone.now()
     refused = None
     with transaction.atomic():
         lock()
+        # Under the lock: the link state a row's subject comes from, and its time, are in
+        # the order the lock gives the log and the links (verify_alerts replays them so).
+        patron, unidentified = patron_of_player(player)
+        now = at or timezone.now()
         try:
             exclusion_check(player=player, table_id=table_id, action=kind, actor=actor, amount=amount)
         except PatronError as refusal:
@@ -92,17 +109,70 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
             refused = PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
         if refused is None:
             row = _append(kind=kind, amount=amount, patron=patron, unidentified=unidentified, table_id=table_id,
-                          actor=actor, note=note, now=now, mtl_at=mtl_at)
+                          actor=actor, note=note, now=now, mtl_at=mtl_at, award=award)
     if refused is not None:
         raise refused
     return row
 
 
-def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, mtl_at) -> CashTransaction:
+def _award_paid(kind, table_id, award_round, award_seat, actor: Actor) -> tuple[int, int] | None:
+    """The award a payout names, (round id, seat), checked: both named or neither, a cash
+    payout, a round of this table. When a supervisor confirmed the award (its
+    `confirm_award` event in the table's chain, during the round), the payout is recorded
+    by another person: two people, by user, for a progressive award's money."""
+    if award_round is None and award_seat is None:
+        return None
+    if type(award_round) is not int or type(award_seat) is not int or award_seat < 1:
+        raise PatronError("invalid_command", "an award is named by its round id and seat number, both")
+    if kind != "cash_payout":
+        raise PatronError("invalid_command", "only a cash payout pays an award")
+    rnd = Round.objects.filter(pk=award_round, table_id=table_id).first()
+    if rnd is None:
+        raise PatronError("unknown_award", f"no round {award_round} at table {table_id}")
+    confirmer = award_confirmer(rnd, award_seat)
+    if confirmer is not None and confirmer == actor.name:
+        raise PatronError(
+            "second_person_required",
+            f"{actor.name} confirmed this award: another person records its cash payout",
+        )
+    return award_round, award_seat
+
+
+def award_confirmer(rnd: Round, seat: int) -> str | None:
+    """Who confirmed the progressive award of `rnd` at `seat`: the supervisor of its
+    `confirm_award` event (the event chain records it under their name), or None."""
+    events = TableEvent.objects.filter(table_id=rnd.table_id, command_type="confirm_award", created_at__gte=rnd.opened_at)
+    if rnd.closed_at is not None:
+        events = events.filter(created_at__lte=rnd.closed_at)
+    for actor, command, result in events.order_by("seq").values_list("actor", "command", "result"):
+        command = command if isinstance(command, dict) else {}
+        award = (result or {}).get("award") if isinstance(result, dict) else None
+        if command.get("seat") == seat:
+            return (award or {}).get("approved_by") or command.get("approved_by") or actor
+    return None
+
+
+def head_row(*, create: bool = False) -> CashLog | None:
+    """The cash log's head row, locked (the caller holds the cash lock). Created at the
+    first transaction of a log that has none (a new database); a log with rows and no
+    head is not continued: `verify_logs` names it."""
+    head = CashLog.objects.select_for_update().filter(pk=HEAD_ROW).first()
+    if head is None and create:
+        if CashTransaction.objects.exists():
+            raise PatronError("wrong_state", "the cash log's head row is missing: run verify_logs")
+        head = CashLog.objects.create(pk=HEAD_ROW)
+    return head
+
+
+def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, mtl_at, award=None) -> CashTransaction:
     cal = calendar()
-    last = CashTransaction.objects.order_by("-seq").values("seq", "row_hash").first()
+    head = head_row(create=True)
+    gaming_day = cal.gaming_day(now)
+    # The first transaction of a later gaming day signs where the log stood at the end of
+    # the earlier one, before its own row (as a table's first command of a day does).
+    checkpoints.close_day_if_turned(head, gaming_day, logs=checkpoints.CASH_LOGS)
     row = CashTransaction(
-        seq=(last["seq"] + 1) if last else 1,
+        seq=head.seq + 1,
         kind=kind,
         direction=CashTransaction.DIRECTIONS[kind],
         amount=amount,
@@ -115,13 +185,20 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
         note=str(note or "")[:200],
         mtl=amount >= mtl_at,
         created_at=now,
-        gaming_day=cal.gaming_day(now),
+        gaming_day=gaming_day,
         shift=cal.shift(now),
-        prev_hash=last["row_hash"] if last else hashchain.GENESIS,
+        prev_hash=head.head,
         hash_key=hashchain.current_key_id(),
+        award_round_id=award[0] if award else None,
+        award_seat=award[1] if award else None,
     )
     row.row_hash = hashchain.link(row.prev_hash, row.chain_content(), row.hash_key)
     row.save(force_insert=True)
+    head.seq, head.head = row.seq, row.row_hash
+    head.save(update_fields=["seq", "head", "chain_day"])
+    # After commit, outside the database: where the log stands, at once (cash is rare and
+    # a payout cut out of the log must be caught the same day).
+    witness.committed_on_commit([(LOG, head.pk, head.seq, head.head)], urgent=True)
     # The total is the subject's as it stands now: a linked U-id counts for its patron.
     subject = subject_of(patron, unidentified)
     _alerts_for(subject, patron, row.gaming_day, row.direction, crossing=row, before_extra=row.amount)
@@ -194,20 +271,132 @@ def ctr_candidates(gaming_day: date) -> list[dict]:
 
 
 def verify_chain() -> list[str]:
-    """The cash chain's breaks (`verify_logs`): each row's hash recomputed from its
-    content and the row before, and the seqs without a gap."""
-    problems, prev, expected = [], hashchain.GENESIS, 1
-    for row in CashTransaction.objects.order_by("seq").iterator():
-        if row.seq != expected:
-            problems.append(f"cash chain: seq {expected} is missing (next is {row.seq})")
-        try:
-            computed = hashchain.link(prev, row.chain_content(), row.hash_key)
-        except hashchain.UnknownKey:
-            computed = None
-        if row.prev_hash != prev or computed != row.row_hash:
-            problems.append(f"cash chain: row seq {row.seq} does not verify (altered, or a row before it was)")
+    """The cash log's breaks (`verify_logs`), as a table's chains are checked
+    (cardroom/checkpoints.py `first_break`): each row re-hashed with the key it names (a
+    row without the key, hash_key '', is refused: this log never had one), linked to the
+    row before, the seqs without a gap, every signed checkpoint's row there and unchanged
+    with its day's row count, and the chain ending at the head its row records. A cut
+    tail, an emptied log and a re-hashed row are each named."""
+    problems, signed = [], []
+    for checkpoint in CashCheckpoint.objects.order_by("last_seq", "id"):
+        if hashchain.signature_valid(checkpoint.signed_content(), checkpoint.key_id, checkpoint.signature):
+            signed.append(checkpoint)
+        else:
+            problems.append(
+                f"cash log: checkpoint {checkpoint.pk} ({checkpoint.kind}, gaming day {checkpoint.gaming_day}) does not "
+                f"carry a valid signature of key {checkpoint.key_id!r}: forged or altered, not used"
+            )
+    head = CashLog.objects.filter(pk=HEAD_ROW).first()
+    last = CashTransaction.objects.order_by("-seq").values_list("seq", "row_hash").first()
+    if head is None:
+        if last is not None or signed:
+            problems.append("cash log: its head row is missing, but the log has rows or checkpoints: deleted")
+        # The rows are still checked against each other and the checkpoints.
+        last_seq, head_hash = last or (0, hashchain.GENESIS)
+    else:
+        last_seq, head_hash = head.seq, head.head
+        if last is None and head.seq > 0:
+            problems.append(f"cash log: emptied: it holds no row, but its head records seq {head.seq}")
             return problems
-        prev, expected = row.row_hash, row.seq + 1
+    rows = CashTransaction.objects.order_by("seq").iterator(chunk_size=5000)
+    found = checkpoints.first_break(rows, last_seq, head_hash, signed, holder="the cash log's head", unkeyed_ever=False)
+    if found is not None:
+        seq, problem = found
+        where = f"seq {seq}" if seq is not None else "end of chain"
+        problems.append(f"cash log {where}: {problem}")
+    return problems
+
+
+def expected_alerts() -> dict[tuple, dict]:
+    """The cash alerts the log calls for under the thresholds in force, replayed in the
+    order the cash lock gave the transactions and the links (a link before a transaction
+    when it was made before it): {(kind, subject, direction, gaming day): the alert's
+    fields}. Each subject's day total of a direction only grows, so each line is crossed
+    once: by a transaction, or by a link that merges an unidentified patron's totals."""
+    _, warn_at, ctr_above = thresholds()
+    links = sorted(PatronLink.objects.values("pk", "unidentified_id", "patron_id", "linked_at"), key=lambda l: (l["linked_at"], l["pk"]))
+    rows = CashTransaction.objects.order_by("seq").values_list(
+        "pk", "seq", "patron_id", "unidentified_id", "direction", "gaming_day", "amount", "created_at", "table_id"
+    )
+    linked: dict[int, int] = {}  # unidentified id -> patron id, links made so far
+    totals: dict[tuple, int] = {}  # (subject, gaming day, direction) -> total so far
+    last_row: dict[tuple, tuple] = {}  # the same key -> (seq, pk, table id) of its last transaction
+    own: dict[int, dict] = {}  # unidentified id -> {(day, direction): its own total}
+    expected: dict[tuple, dict] = {}
+
+    def cross(subject, day, direction, before, total, crossing, link_id):
+        patron = int(subject.split(":")[1]) if subject.startswith("patron:") else None
+        for kind, crossed in (("warning", before < warn_at <= total), ("ctr_required", before <= ctr_above < total)):
+            if crossed:
+                expected.setdefault((kind, subject, direction, day), {
+                    "total": total, "transaction": crossing[0], "table": crossing[1], "link": link_id, "patron": patron,
+                })
+
+    def apply_link(link):
+        linked[link["unidentified_id"]] = link["patron_id"]
+        subject = f"patron:{link['patron_id']}"
+        for (day, direction), moved in sorted(own.get(link["unidentified_id"], {}).items()):
+            key = (subject, day, direction)
+            totals[key] = totals.get(key, 0) + moved
+            # The patron's last transaction of that day, the linked ones' included (by seq).
+            last_row[key] = max(r for r in (last_row.get(key), last_row[(f"unidentified:{link['unidentified_id']}", day, direction)]) if r)
+            cross(subject, day, direction, totals[key] - moved, totals[key], last_row[key][1:], link["pk"])
+
+    pending = list(links)
+    for pk, seq, patron_id, unidentified_id, direction, day, amount, created_at, table_id in rows.iterator(chunk_size=5000):
+        while pending and pending[0]["linked_at"] <= created_at:
+            apply_link(pending.pop(0))
+        if patron_id is not None:
+            subject = f"patron:{patron_id}"
+        elif unidentified_id in linked:
+            subject = f"patron:{linked[unidentified_id]}"
+        else:
+            subject = f"unidentified:{unidentified_id}"
+        if unidentified_id is not None:
+            mine = own.setdefault(unidentified_id, {})
+            mine[(day, direction)] = mine.get((day, direction), 0) + amount
+            key_u = (f"unidentified:{unidentified_id}", day, direction)
+            last_row[key_u] = (seq, pk, table_id)
+        key = (subject, day, direction)
+        before = totals.get(key, 0)
+        totals[key] = before + amount
+        last_row[key] = (seq, pk, table_id)
+        cross(subject, day, direction, before, totals[key], (pk, table_id), None)
+    for link in pending:
+        apply_link(link)
+    return expected
+
+
+def verify_alerts() -> list[str]:
+    """The cash alerts against the log (`verify_logs`): each alert the log calls for is
+    there, with the total, the crossing transaction, the table, the patron and the link
+    the log gives it; an alert the log does not call for (or a second one of a line) is
+    forged or altered."""
+    expected = expected_alerts()
+    problems, seen = [], set()
+    for alert in CashAlert.objects.order_by("id"):
+        key = (alert.kind, alert.subject, alert.direction, alert.gaming_day)
+        name = f"cash alert {alert.pk} ({alert.kind}, {alert.subject}, {alert.direction}, gaming day {alert.gaming_day})"
+        want = expected.get(key)
+        if want is None:
+            problems.append(f"{name}: the cash log crosses no such line under the thresholds in force: forged or altered")
+            continue
+        if key in seen:
+            problems.append(f"{name}: a second alert of the same line: forged")
+            continue
+        seen.add(key)
+        held = {"total": alert.total, "transaction": alert.transaction_id, "table": alert.table_id,
+                "link": alert.link_id, "patron": alert.patron_id}
+        changed = [f"{field} {held[field]} (the log gives {want[field]})" for field in held if held[field] != want[field]]
+        if changed:
+            problems.append(f"{name}: altered: " + ", ".join(changed))
+    for key, want in sorted(expected.items(), key=lambda item: (str(item[0][3]), item[0][1], item[0][0])):
+        if key not in seen:
+            kind, subject, direction, day = key
+            problems.append(
+                f"cash alert missing: {kind} for {subject}, {direction}, gaming day {day} (the log's total "
+                f"{want['total']} crosses it at cash transaction {want['transaction']}): deleted or never written"
+            )
     return problems
 
 

@@ -40,6 +40,9 @@ class PatronError(CodedError):
         {
             "invalid_patron", "duplicate_patron", "unknown_patron", "not_authorized", "invalid_description",
             "already_linked", "invalid_list", "invalid_amount", "invalid_command", "self_excluded", "tppp_mismatch",
+            # A progressive award's cash payout (patrons/cash.py): the award it names is not
+            # at that table; its confirmer may not record it; the log's head is gone.
+            "unknown_award", "second_person_required", "wrong_state",
         }
     )
 

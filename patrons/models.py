@@ -1,6 +1,6 @@
 """Patrons, their cash at the tables, and the self-exclusion lists (docs/patrons.md).
 
-Every table here but Patron is append-only (a database trigger refuses UPDATE and DELETE,
+Every table here but Patron and CashLog (the cash log's head) is append-only (a database trigger refuses UPDATE and DELETE,
 cardroom/ledger.py): a link, a transaction, an alert, an import, a hit is a new row.
 A patron's record is the one row the house keeps current (an address changes).
 """
@@ -9,6 +9,9 @@ from datetime import UTC
 
 from django.db import models
 from django.db.models import Q
+
+from cardroom.hashchain import GENESIS
+from cardroom.models import SignedCheckpoint
 
 
 class Patron(models.Model):
@@ -117,6 +120,15 @@ class CashTransaction(models.Model):
     prev_hash = models.CharField(max_length=64)
     row_hash = models.CharField(max_length=64)
     hash_key = models.CharField(max_length=32)
+    # Optional chained fields (hashed only when set, so the rows written before them keep
+    # their hashes): the cash row this one reverses, and the progressive award (round and
+    # seat) a payout pays. A payout naming an award is recorded by someone other than the
+    # supervisor who confirmed it (patrons/cash.py, docs/controls.md).
+    reverses = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    award_round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    award_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    OPTIONAL_CHAINED = ("reverses", "award_round", "award_seat")
 
     class Meta:
         ordering = ["seq"]
@@ -128,11 +140,16 @@ class CashTransaction(models.Model):
                 name="cash_has_one_patron",
             ),
             models.CheckConstraint(condition=Q(amount__gt=0), name="cash_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(award_round__isnull=True, award_seat__isnull=True)
+                | Q(award_round__isnull=False, award_seat__isnull=False, kind="cash_payout"),
+                name="cash_award_is_a_payout_of_a_seat",
+            ),
         ]
 
     def chain_content(self) -> dict:
         # No identification: the chain, and its export, name the patron by number only.
-        return {
+        content = {
             "seq": self.seq,
             "kind": self.kind,
             "direction": self.direction,
@@ -149,6 +166,51 @@ class CashTransaction(models.Model):
             "gaming_day": self.gaming_day.isoformat(),
             "shift": self.shift,
         }
+        # As CollectionEntry.box: a field is chained only when set, so every row written
+        # before these fields existed hashes as it always did.
+        for name, value in (("reverses", self.reverses_id), ("award_round", self.award_round_id),
+                            ("award_seat", self.award_seat)):
+            if value is not None:
+                content[name] = value
+        return content
+
+
+class CashLog(models.Model):
+    """The cash log's head: where its one chain stands (the last seq and row hash), as a
+    table row holds the head of its event chain. One row (pk 1), updated with every
+    transaction under the cash lock (patrons/cash.py); never deleted. The day of its
+    last transaction (`chain_day`) tells the first transaction of a later gaming day to
+    sign where the log stood at the end of the earlier one (cardroom/checkpoints.py)."""
+
+    seq = models.PositiveBigIntegerField(default=0)
+    head = models.CharField(max_length=64, default=GENESIS)
+    chain_day = models.DateField(null=True, blank=True)
+
+    @property
+    def transactions(self):
+        """The chain's rows (cardroom.checkpoints reaches a chain through its owner)."""
+        return CashTransaction.objects
+
+
+class CashCheckpoint(SignedCheckpoint):
+    """A signed checkpoint of the cash log (cardroom.models.SignedCheckpoint), as
+    tables.ChainCheckpoint anchors a table's chains: `day_end` (the first transaction of a
+    later gaming day) or `on_demand` (verify_logs --checkpoint, a cash export)."""
+
+    KINDS = [("day_end", "day_end"), ("on_demand", "on_demand")]
+
+    ledger = models.ForeignKey(CashLog, on_delete=models.PROTECT, related_name="checkpoints")
+    kind = models.CharField(max_length=12, choices=KINDS)
+
+    class Meta:
+        ordering = ["last_seq", "id"]
+
+    @classmethod
+    def for_chain(cls, owner, *, log: str, kind: str) -> "CashCheckpoint":
+        return cls(ledger=owner, kind=kind)
+
+    def chain_identity(self) -> dict:
+        return {"log": "cash", "kind": self.kind}
 
 
 class CashAlert(models.Model):

@@ -46,7 +46,7 @@ def _day_range(filters: dict) -> tuple[str, list]:
 CASH_SQL = """
     SELECT t.seq, t.kind, t.direction, t.amount, t.patron_id, t.unidentified_id, t.player, t.table_id,
            t.employee, t.employee_role, t.note, t.mtl, t.created_at, t.gaming_day, t.shift,
-           t.prev_hash, t.row_hash, t.hash_key, p.number AS patron_number, p.display_name,
+           t.prev_hash, t.row_hash, t.hash_key, t.reverses_id, t.award_round_id, t.award_seat, p.number AS patron_number, p.display_name,
            u.description AS unidentified_description, l.patron_id AS linked_patron_id
     FROM patrons_cashtransaction t
     LEFT JOIN patrons_patron p ON p.id = t.patron_id
@@ -65,6 +65,8 @@ CASH_COLUMNS = (
     ("created_at_utc_iso", "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '+00:00'"),
     ("gaming_day", "b.gaming_day"), ("shift", "b.shift"),
     ("prev_hash", "b.prev_hash"), ("row_hash", "b.row_hash"), ("hash_key", "b.hash_key"),
+    # The optional chained fields (empty when not set: chained only when set).
+    ("reverses_id", "b.reverses_id"), ("award_round_id", "b.award_round_id"), ("award_seat", "b.award_seat"),
 )
 
 

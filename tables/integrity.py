@@ -2,7 +2,6 @@
 log and the collection log (cardroom/hashchain.py), against the heads on the table row
 and the signed checkpoints (cardroom/checkpoints.py)."""
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 
@@ -13,6 +12,7 @@ from django.utils import timezone
 from cardroom import checkpoints as cp
 from cardroom import hashchain, witness
 from collections_fees.models import JackpotEntry, JackpotMeter
+from patrons.models import CashLog, CashTransaction
 from rounds.models import Round
 
 from .models import ChainCheckpoint, Table, TableEvent
@@ -83,69 +83,8 @@ def verify_meter(meter: JackpotMeter) -> list[BrokenLink]:
 
 
 def _first_break(table_id, log, rows, last_seq, head, checkpoints) -> BrokenLink | None:
-    def broken(seq, problem):
-        return BrokenLink(table_id, log, seq, problem)
-
-    # Rows hashed before the chains were keyed verify under the old rule only up to the
-    # seq the keying migration sealed; an unkeyed row after it was re-hashed by someone
-    # without the key.
-    legacy_end = max((c.last_seq for c in checkpoints if c.kind == "legacy"), default=0)
-    pending = list(checkpoints)  # by last_seq
-    day_rows = Counter()
-    expected_prev, expected_seq = hashchain.GENESIS, 1
-    row, following = None, next(rows, None)
-    while following is not None:
-        row, following = following, next(rows, None)
-        if row.seq != expected_seq:
-            return broken(expected_seq, f"row missing (next stored row is seq {row.seq})")
-        if row.prev_hash != expected_prev:
-            return broken(row.seq, "does not link to the row before it")
-        content = row.chain_content()
-        if row.hash_key == hashchain.LEGACY and row.seq > legacy_end:
-            return broken(row.seq, (
-                f"hashed without the ledger key (plain SHA-256) after the chain was keyed "
-                f"(unkeyed rows end at seq {legacy_end}): re-hashed by someone without the key"
-            ))
-        try:
-            expected = hashchain.link(row.prev_hash, content, row.hash_key)
-        except hashchain.UnknownKey:
-            return broken(row.seq, (
-                f"signed with key {row.hash_key!r}, which is not configured "
-                "(CARDROOM_LEDGER_KEY, CARDROOM_LEDGER_OLD_KEYS): cannot be verified"
-            ))
-        if expected != row.row_hash:
-            if following is not None and following.prev_hash == row.prev_hash:
-                return broken(row.seq, f"row inserted: the row after it links to seq {row.seq - 1}, not to it")
-            if row.row_hash == hashchain.link(row.prev_hash, content, hashchain.LEGACY):
-                return broken(row.seq, (
-                    f"re-hashed without the ledger key: its hash is a plain SHA-256, not an HMAC under key {row.hash_key!r}"
-                ))
-            return broken(row.seq, f"content altered since it was written (its HMAC under key {row.hash_key!r} does not match)")
-        day_rows[row.gaming_day] += 1
-        while pending and pending[0].last_seq <= row.seq:  # those at this seq (or at 0)
-            checkpoint = pending.pop(0)
-            if checkpoint.last_seq != row.seq:
-                continue
-            if checkpoint.head != row.row_hash:
-                return broken(row.seq, (
-                    f"not the row the checkpoint of gaming day {checkpoint.gaming_day} signed: rewritten after it"
-                ))
-            if day_rows[checkpoint.gaming_day] != checkpoint.rows:
-                return broken(row.seq, (
-                    f"gaming day {checkpoint.gaming_day} holds {day_rows[checkpoint.gaming_day]} rows up to here, "
-                    f"its checkpoint signed {checkpoint.rows}"
-                ))
-        expected_prev, expected_seq = row.row_hash, expected_seq + 1
-    end = expected_seq - 1
-    if pending:
-        checkpoint = pending[-1]
-        return broken(None, (
-            f"chain ends at seq {end}, but the checkpoint of gaming day {checkpoint.gaming_day} signed seq "
-            f"{checkpoint.last_seq}: rows after seq {end} were removed and the head rewound"
-        ))
-    if end != last_seq or expected_prev != head:
-        return broken(None, f"chain ends at seq {end}, the table recorded {last_seq}")
-    return None
+    found = cp.first_break(rows, last_seq, head, checkpoints)
+    return BrokenLink(table_id, log, *found) if found is not None else None
 
 
 # --- The witness and the records against each other --------------------------------------
@@ -165,7 +104,13 @@ def verify_witness(tables, *, every: bool = True, reading: witness.Reading | Non
     ids = {t.pk: t for t in tables}
     meter_rows = {m.pk: m for m in JackpotMeter.objects.all()} if every else {}
     for (log, owner), witnessed in sorted(by_chain.items()):
-        if log == "jackpot":
+        if log == "cash":  # the house's cash log: its head row, its one chain
+            if not every:
+                continue
+            owner_row = CashLog.objects.filter(pk=owner).first()
+            name, rows = "cash log", CashTransaction.objects.all()
+            head_seq = owner_row.seq if owner_row else None
+        elif log == "jackpot":
             if not every:
                 continue
             owner_row = meter_rows.get(owner)

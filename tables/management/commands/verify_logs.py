@@ -1,7 +1,8 @@
 """`python manage.py verify_logs [--table ID] [--checkpoint]`: check every table's hash
 chains against their heads and signed checkpoints, and (without --table) every jackpot
-meter's fund ledger against its head and amounts; `--checkpoint` first signs where every
-table chain stands now. Then the witness files (cardroom/witness.py) against themselves
+meter's fund ledger against its head and amounts, and the house's cash log against its
+head and checkpoints, with its alerts recomputed from it; `--checkpoint` first signs where
+every chain stands now. Then the witness files (cardroom/witness.py) against themselves
 and their index, every head they witnessed against the chain at its seq (a cut tail, a
 rewound head, a row rewritten after it), and the records against each other (each
 table's version is its last event's seq; each settled or voided round has its event).
@@ -26,6 +27,8 @@ from django.core.management.base import BaseCommand, CommandError
 from cardroom import checkpoints as anchors
 from collections_fees.models import JackpotMeter
 from cardroom import witness
+from patrons.cash import verify_alerts, verify_chain
+from patrons.models import CashLog
 from tables.integrity import (
     cross_check,
     verify_day_end_checkpoints,
@@ -54,8 +57,9 @@ class Command(BaseCommand):
             tables = tables.filter(pk=table)
         if checkpoint:
             written = anchors.on_demand(tables)
-            if table is None:  # and every progressive meter's fund chain
+            if table is None:  # and every progressive meter's fund chain, and the cash log
                 written += anchors.on_demand(JackpotMeter.objects.order_by("pk"), logs=anchors.METER_LOGS)
+                written += anchors.on_demand(CashLog.objects.all(), logs=anchors.CASH_LOGS)
             self.stdout.write(f"{len(written)} checkpoints signed")
         broken, checked = [], list(tables)
         for t in checked:
@@ -66,8 +70,6 @@ class Command(BaseCommand):
                 meters += 1
                 broken += verify_meter(meter)
         if table is None:  # the house's cash log (patrons/cash.py), one chain across tables
-            from patrons.cash import verify_chain
-
             broken += verify_chain()
         for link in broken:
             self.stdout.write(f"BROKEN {link}")
@@ -81,6 +83,8 @@ class Command(BaseCommand):
         problems += verify_witness_coverage(checked, reading, every=table is None)
         for note in reading.notes():  # another database's lines in the folder: not a problem
             self.stdout.write(f"NOTE {note}")
+        if table is None:  # the cash alerts recomputed from the cash log and compared
+            problems += verify_alerts()
         for problem in problems:
             self.stdout.write(f"BROKEN {problem}")
         checked_text = f"{len(checked)} tables" + (f" and {meters} jackpot meters" if table is None else "")
