@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cardroom import hashchain
+from cardroom import hashchain, spreadsheet
+
+from .selectors import CASH_COLUMNS
 
 # Exports that are reports drawn from the logs, not a chain: checked by their SHA-256.
 DOCUMENT_KINDS = frozenset({"mtl", "ctr", "self_exclusion", "patron_history"})
+# The columns the export escapes so that a spreadsheet reads them as text (the player,
+# the employee, the note ...): a row is re-hashed from the values stored, escape taken off.
+ESCAPED_COLUMNS = spreadsheet.escaped_headers(CASH_COLUMNS)
 
 
 def _int_or_none(text: str):
@@ -18,6 +23,8 @@ def _int_or_none(text: str):
 
 def row_content(record: dict) -> dict:
     """The chain content (patrons.models.CashTransaction.chain_content) of an exported row."""
+    record = {name: spreadsheet.unescape(value) if name in ESCAPED_COLUMNS and value else value
+              for name, value in record.items()}
     return {
         "seq": int(record["chain_seq"]),
         "kind": record["kind"],

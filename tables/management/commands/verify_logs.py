@@ -16,6 +16,7 @@ Exit status 0 when everything verifies, 1 when anything does not (each reported)
 
 import csv as csvlib
 import hashlib
+import io
 import json
 import os
 import sys
@@ -28,6 +29,12 @@ from collections_fees.models import JackpotMeter
 from cardroom import witness
 from tables.integrity import cross_check, verify_meter, verify_table, verify_witness
 from tables.models import Table
+
+
+def csv_records(content: bytes):
+    """An export's CSV records, as dicts. Read as one stream (newline=""), not split into
+    lines first: a cash note may hold a line break or a carriage return inside its quotes."""
+    return csvlib.DictReader(io.StringIO(content.decode("utf-8"), newline=""))
 
 
 class Command(BaseCommand):
@@ -96,11 +103,11 @@ class Command(BaseCommand):
         what = "checkpoints"
         if manifest.get("kind") == "cash":
             # The cash log's export carries its whole chain: every row is re-hashed.
-            records = csvlib.DictReader(content.decode("utf-8").splitlines())
+            records = csv_records(content)
             checked, found = verify_cash_export(manifest, records)
             what = "cash rows"
         elif manifest.get("kind") in anchors.EXPORT_CHAINS:
-            records = csvlib.DictReader(content.decode("utf-8").splitlines())
+            records = csv_records(content)
             checked, found = anchors.verify_export(manifest, records)
         else:
             # Every other export (rounds, rotation, count sheets, closers, workbooks, prints,
