@@ -212,6 +212,7 @@ def test_a_workbook_writes_typed_text_as_text_and_money_as_numbers(officer, host
     texts = {cell.value: cell for cell in cells if isinstance(cell.value, str)}
     for value in hostile:  # exactly what was typed, as a string cell
         assert value in texts and texts[value].data_type == "s", value
+        assert texts[value].quotePrefix, value  # kept text when edited in Excel
     assert all(cell.data_type != "f" for cell in cells)
     assert -SHORT in [cell.value for cell in cells]  # variance_cents, a number
     assert -SHORT / 100 in [float(cell.value) for cell in cells if cell.data_type == "n" and cell.value is not None]
