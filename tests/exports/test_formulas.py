@@ -287,3 +287,32 @@ def test_the_sql_escape_is_the_python_escape():
         for value in [*SAMPLES, None]:
             cursor.execute(f"SELECT {spreadsheet.escaped_sql('%s')}", [value] * 3)
             assert cursor.fetchone()[0] == spreadsheet.escape(value), repr(value)
+
+
+def test_every_export_escapes_the_columns_people_type_and_never_money_sequences_or_hashes():
+    """The columns of every CSV export, by name: the ones that hold what people typed
+    (ids, names, notes, descriptions, explanations, reasons, box identifiers) are escaped;
+    a column of cents, a sequence, an id number, a hash or a time never is."""
+    from collections_fees import handovers, round_selectors, selectors
+    from patrons import selectors as patron_selectors
+
+    typed = {
+        "table_name", "person_id", "player", "pd_player", "dealer", "reason", "void_reason", "void_approved_by",
+        "drop_box", "box", "boxes", "explanation", "approved_by", "counted_by", "banked_by", "meter", "tppp_badge",
+        "patron_number", "display_name", "unidentified_description", "employee", "note", "state_ref",
+        "incoming_dealer", "outgoing_dealer", "plan_made_by",
+    }
+    never = re.compile(r".*(_cents|_seq|_hash|_utc|_local|_iso)|hash_key|gaming_day|seat|round_number|(?!person_id).*_id")
+    specs = {
+        "collections": selectors.COLLECTION_EXPORT_COLUMNS, "jackpot": selectors.JACKPOT_EXPORT_COLUMNS,
+        "count_sheet": selectors.COUNT_SHEET_EXPORT_COLUMNS, "closer": selectors.CLOSER_EXPORT_COLUMNS,
+        "rounds": round_selectors.ROUND_EXPORT_COLUMNS, "rotation": round_selectors.ROTATION_EXPORT_COLUMNS,
+        "offers": round_selectors.OFFER_EXPORT_COLUMNS, "handovers": handovers.HANDOVER_EXPORT_COLUMNS,
+        "cash": patron_selectors.CASH_COLUMNS, "ctr": patron_selectors.CTR_COLUMNS,
+        "hits": patron_selectors.HITS_COLUMNS, "history": patron_selectors.HISTORY_COLUMNS,
+    }
+    for name, columns in specs.items():
+        escaped = spreadsheet.escaped_headers(columns)
+        headers = {header for header, _ in columns}
+        assert escaped == headers & typed, (name, escaped ^ (headers & typed))
+        assert not any(never.fullmatch(header) for header in escaped), (name, escaped)
