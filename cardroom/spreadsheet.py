@@ -40,14 +40,15 @@ import re
 QUOTE = "'"
 # The characters that make a spreadsheet read a cell as a formula (OWASP).
 TRIGGERS = "=+-@\t\r"
-# The class is written with `-` last, so the same text is a character class in Python
-# and in PostgreSQL's regular expressions alike.
+# (`-` last in the class: a character of its own, not a range.)
 _CLASS = "[=+@\t\r-]"
 _NEEDS_ESCAPE = re.compile(f"'*{_CLASS}")
 _ESCAPED = re.compile(f"'+{_CLASS}")
-# As SQL text: tab and CR as the regex escapes \t and \r (PostgreSQL's advanced regular
-# expressions read them inside a bracket too), each quote doubled in the literal.
-_SQL_PATTERN = "^''*[=+@\\t\\r-]"
+# In SQL, by character codes: the first character's, then the first after any quotes'
+# (`ascii`, one call each), a fraction of the cost of matching a regular expression on
+# every typed cell of an export of 100,000s of rows.
+_SQL_FIRST = ", ".join(str(ord(char)) for char in QUOTE + TRIGGERS)
+_SQL_TRIGGERS = ", ".join(str(ord(char)) for char in TRIGGERS)
 
 
 def escape(value):
@@ -71,7 +72,9 @@ class EscapedSql(str):
 def escaped_sql(expression: str) -> EscapedSql:
     """SQL giving `escape(expression)` (NULL stays NULL), for an export's COPY."""
     return EscapedSql(
-        f"CASE WHEN ({expression}) ~ '{_SQL_PATTERN}' THEN '''' || ({expression}) ELSE ({expression}) END"
+        f"CASE WHEN ascii({expression}) IN ({_SQL_FIRST})"
+        f" AND ascii(ltrim({expression}, '''')) IN ({_SQL_TRIGGERS})"
+        f" THEN '''' || ({expression}) ELSE ({expression}) END"
     )
 
 
