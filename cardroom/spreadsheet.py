@@ -27,10 +27,10 @@ quote-prefix style, so that editing it keeps it text; its value is exact, withou
 quote (`text_cell`).
 
 Why not defusedcsv (PyPI): it wraps Python's csv writer, and these CSVs never pass
-through it (PostgreSQL formats them, streamed at >100,000 rows/s); it escapes every
-field (a negative amount included) but neither a tab nor a carriage return, and it
-rewrites `|` as `\\|`, which cannot be undone exactly: an export escaped with it could
-not be re-hashed offline. The rule here is four lines of code in each language.
+through it (PostgreSQL formats them, streamed at >100,000 rows/s); it leaves a tab and a
+carriage return at the start unescaped, and it rewrites `|` as `\\|` inside the cell,
+which cannot be undone exactly (an original `\\|` reads the same): an export escaped with
+it could not be re-hashed offline. The rule here is a few lines in each language.
 """
 
 from __future__ import annotations
