@@ -35,6 +35,7 @@ from django.db import connections
 from django.utils import timezone
 
 from cardroom import checkpoints
+from cardroom.spreadsheet import text_cell
 from patrons.models import CashLog
 
 from . import jackpot
@@ -202,7 +203,9 @@ def manifest_document(manifest: ExportManifest) -> dict:
             "The file is exactly the bytes described: its SHA-256 (sha256sum FILE) equals file.sha256 "
             "and its size equals file.bytes. For CSV, rows counts the CSV records after the header. "
             "Money columns are integer cents; times are UTC (time_utc) and the cardroom zone "
-            "(time_local, ISO 8601 with its offset)."
+            "(time_local, ISO 8601 with its offset). In a CSV, a text people typed (an id, a name, a note) that "
+            "begins with =, +, -, @, a tab or a carriage return, after any quotes, has one more ' in front so that "
+            "a spreadsheet reads it as text: the value is the cell without that first ' (docs/compliance-exports.md)."
         ),
         "checkpoints": manifest.checkpoints,
         "verify_checkpoints": (
@@ -219,6 +222,13 @@ def _utc(moment: datetime) -> str:
 
 
 # --- XLSX daily summary -----------------------------------------------------------------
+
+
+def text_row(sheet, values: list) -> list:
+    """A workbook row: each text a string cell, never a formula (cardroom/spreadsheet.py);
+    numbers, days and prepared cells as they are."""
+    return [text_cell(sheet, value) if isinstance(value, str) else value for value in values]
+
 
 DAILY_SUMMARY_COLUMNS = [
     "gaming_day",
@@ -256,11 +266,15 @@ def daily_summary_xlsx(*, totals: list[dict], filters: dict, requested_by: str, 
     sheet = workbook.create_sheet("Daily summary")
     bold = Font(bold=True)
     zone = settings.TIME_ZONE
-    sheet.append(["Collections: daily summary per table and gaming day"])
-    sheet.append(["Filters", ", ".join(f"{k}={v}" for k, v in filters.items()) or "none"])
-    sheet.append(["Export id", str(export_id), "manifest", f"/compliance/exports/{export_id}/manifest.json"])
-    sheet.append(["Requested by", requested_by, "at", timezone.localtime().strftime("%Y-%m-%d %H:%M:%S %Z"), zone])
-    sheet.append(["Expected drop = fees - refunds; variance = counted - expected (the latest count entered)."])
+    preamble = [
+        ["Collections: daily summary per table and gaming day"],
+        ["Filters", ", ".join(f"{k}={v}" for k, v in filters.items()) or "none"],
+        ["Export id", str(export_id), "manifest", f"/compliance/exports/{export_id}/manifest.json"],
+        ["Requested by", requested_by, "at", timezone.localtime().strftime("%Y-%m-%d %H:%M:%S %Z"), zone],
+        ["Expected drop = fees - refunds; variance = counted - expected (the latest count entered)."],
+    ]
+    for line in preamble:
+        sheet.append(text_row(sheet, line))
     sheet.append([])
     header = []
     for name in DAILY_SUMMARY_COLUMNS:
@@ -279,7 +293,7 @@ def daily_summary_xlsx(*, totals: list[dict], filters: dict, requested_by: str, 
     for row in totals:
         counted_at = row["counted_at"]
         sheet.append(
-            [
+            text_row(sheet, [
                 row["gaming_day"],
                 row["table_id"],
                 row["table_name"],
@@ -298,7 +312,7 @@ def daily_summary_xlsx(*, totals: list[dict], filters: dict, requested_by: str, 
                 dollars(row["expected"]),
                 dollars(row["counted"]),
                 dollars(row["variance"]),
-            ]
+            ])
         )
     out = io.BytesIO()
     workbook.save(out)
@@ -360,7 +374,7 @@ def rows_xlsx(*, title: str, preamble: list[list], columns: list[str], rows: lis
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet(title[:31])
     for line in preamble:
-        sheet.append(line)
+        sheet.append(text_row(sheet, line))
     sheet.append([])
     money_columns = [name for name in columns if name in money]
     header = []
@@ -376,7 +390,7 @@ def rows_xlsx(*, title: str, preamble: list[list], columns: list[str], rows: lis
             cell = WriteOnlyCell(sheet, value=None if values[name] is None else Decimal(values[name]) / 100)
             cell.number_format = "#,##0.00"
             dollars.append(cell)
-        sheet.append([*row, *dollars])
+        sheet.append([*text_row(sheet, row), *dollars])
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()

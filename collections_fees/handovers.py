@@ -14,6 +14,7 @@ from django import forms
 from django.views.decorators.http import require_GET
 
 from cardroom.access import READERS, page_for
+from cardroom.spreadsheet import escaped_sql
 from tables.models import DealerHandover, ReliefPlan, ReliefPush, Table
 
 from .forms import FilterForm
@@ -31,19 +32,19 @@ USER = DealerHandover._meta.get_field("incoming").related_model._meta.db_table
 # hand-over in the table's own record.
 HANDOVER_EXPORT_COLUMNS = (
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("gaming_day", day_text("b.gaming_day")),
     ("shift", "b.shift"),
     ("time_utc", utc_text("b.at")),
     ("time_local", local_text("b.at")),
-    ("incoming_dealer", "b.incoming"),
-    ("outgoing_dealer", "b.outgoing"),
+    ("incoming_dealer", escaped_sql("b.incoming")),
+    ("outgoing_dealer", escaped_sql("b.outgoing")),
     ("after_round", "b.after_round"),
     ("event_seq", "b.table_version"),
     ("push_utc", utc_text("b.push_at")),
     ("push_local", local_text("b.push_at")),
     ("plan_id", "b.plan_id"),
-    ("plan_made_by", "b.plan_made_by"),
+    ("plan_made_by", escaped_sql("b.plan_made_by")),
     ("address", "b.address"),
     ("handover_id", "b.id"),
 )

@@ -14,6 +14,7 @@ import json
 from django.db import connection
 from django.db.models import Prefetch
 
+from cardroom.spreadsheet import escaped_sql
 from collections_fees.models import CollectionEntry, JackpotEntry
 from collections_fees.selectors import (
     SCHEDULE,
@@ -49,7 +50,7 @@ ROTATION = RotationLogEntry._meta.db_table
 
 ROUND_EXPORT_COLUMNS = (
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("round_number", "b.number"),
     ("gaming_day", day_text("b.gaming_day")),
     ("opened_utc", utc_text("b.opened_at")),
@@ -60,7 +61,7 @@ ROUND_EXPORT_COLUMNS = (
     ("fee_schedule_version", "b.fee_schedule_version"),
     ("deck", "b.deck"),
     ("pd_seat", "b.pd_seat"),
-    ("pd_player", "b.pd_player"),
+    ("pd_player", escaped_sql("b.pd_player")),
     ("bank_cents", "b.bank"),
     ("balance_cents", "b.balance"),
     ("pd_net_cents", "b.pd_net"),
@@ -76,8 +77,8 @@ ROUND_EXPORT_COLUMNS = (
     ("settlement", "b.settlement_lines"),
     ("fees_cents", "b.fees"),
     ("refunds_cents", "b.refunds"),
-    ("void_reason", "b.void_reason"),
-    ("void_approved_by", "b.void_approved_by"),
+    ("void_reason", escaped_sql("b.void_reason")),
+    ("void_approved_by", escaped_sql("b.void_approved_by")),
 )
 
 # A card is in the export when its round's records may show it
@@ -311,22 +312,22 @@ def round_people(rnd: Round) -> dict:
 
 ROTATION_EXPORT_COLUMNS = (
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("gaming_day", day_text("b.gaming_day")),
     ("time_utc", utc_text("b.at")),
     ("time_local", local_text("b.at")),
     ("entry", "b.entry"),
     ("action", "b.action"),
     ("seat", "b.seat"),
-    ("person_id", "b.player"),
+    ("person_id", escaped_sql("b.player")),
     ("round_number", "b.round_number"),
     ("consecutive_banked", "b.consecutive"),
     ("bank_limit", "b.bank_limit"),
     ("round_status", "b.round_status"),
     ("event_seq", "b.event_seq"),
-    ("dealer", "b.dealer"),
-    ("tppp_badge", "b.badge"),
-    ("reason", "b.reason"),
+    ("dealer", escaped_sql("b.dealer")),
+    ("tppp_badge", escaped_sql("b.badge")),
+    ("reason", escaped_sql("b.reason")),
     ("config_version", "b.config_version"),
     ("rotation_policy", "b.rotation_policy"),
 )
@@ -401,12 +402,12 @@ def rotation_log_rows(filters: Filters) -> KeysetRows:
 
 OFFER_EXPORT_COLUMNS = (
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("round_number", "b.number"),
     ("gaming_day", day_text("b.gaming_day")),
     ("opened_local", local_text("b.opened_at")),
     ("pd_seat", "b.pd_seat"),
-    ("pd_player", "b.pd_player"),
+    ("pd_player", escaped_sql("b.pd_player")),
     ("config_version", "b.config_version"),
     ("rotation_policy", "b.rotation_policy"),
 )

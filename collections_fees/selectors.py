@@ -22,6 +22,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
+from cardroom.spreadsheet import escaped_sql
 from rounds.models import Round
 from tables.models import Approval, ApprovalDecision, Table, TableEvent
 
@@ -204,25 +205,25 @@ COLLECTION_EXPORT_COLUMNS = (
     ("time_utc", utc_text("b.created_at")),
     ("time_local", local_text("b.created_at")),
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("round_number", "b.round_number"),
     ("seat", "b.seat"),
     ("payer_role", "b.payer"),
-    ("person_id", "b.player"),
+    ("person_id", escaped_sql("b.player")),
     ("line", "b.kind"),
     ("basis_cents", "b.basis"),
     ("rate_row", "b.rate_index"),
     ("fee_cents", "CASE WHEN b.kind = 'fee' THEN b.amount END"),
     ("refund_cents", "CASE WHEN b.kind = 'refund' THEN b.amount END"),
     ("schedule_version", "b.schedule_version"),
-    ("dealer", "b.dealer"),
+    ("dealer", escaped_sql("b.dealer")),
     ("status", "b.status"),
-    ("reason", "b.reason"),
+    ("reason", escaped_sql("b.reason")),
     ("refund_of_seq", "b.refund_of_seq"),
     ("refunded_by_seq", "b.refunded_by_seq"),
     ("chain_seq", "b.seq"),
     ("row_hash", "b.row_hash"),
-    ("drop_box", "b.drop_box"),  # last: the columns before it keep their places
+    ("drop_box", escaped_sql("b.drop_box")),  # last: the columns before it keep their places
 )
 
 
@@ -287,14 +288,14 @@ JACKPOT_EXPORT_COLUMNS = (
     ("shift", "b.shift"),
     ("time_utc", utc_text("b.created_at")),
     ("time_local", local_text("b.created_at")),
-    ("meter", "b.meter_name"),
+    ("meter", escaped_sql("b.meter_name")),
     ("meter_id", "b.meter_id"),
     ("line", "b.kind"),
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("round_number", "b.round_number"),
     ("seat", "b.seat"),
-    ("person_id", "b.player"),
+    ("person_id", escaped_sql("b.player")),
     ("amount_cents", "b.amount"),
     ("meter_change_cents", "b.meter_delta"),
     ("reserve_change_cents", "b.reserve_delta"),
@@ -303,7 +304,7 @@ JACKPOT_EXPORT_COLUMNS = (
     ("confirmed", bool_text("b.confirmed")),
     ("meter_after_cents", "b.meter_after"),
     ("reserve_after_cents", "b.reserve_after"),
-    ("dealer", "b.dealer"),
+    ("dealer", escaped_sql("b.dealer")),
     ("chain_seq", "b.seq"),
     ("row_hash", "b.row_hash"),
 )
@@ -534,8 +535,8 @@ COUNT_SHEET_EXPORT_COLUMNS = (
     ("gaming_day", day_text("b.gaming_day")),
     ("shift", "b.shift"),
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
-    ("box", "b.box"),
+    ("table_name", escaped_sql("b.table_name")),
+    ("box", escaped_sql("b.box")),
     ("box_kind", "b.box_kind"),
     ("count_id", "b.count_id"),
     ("in_force", bool_text("b.in_force")),
@@ -543,9 +544,9 @@ COUNT_SHEET_EXPORT_COLUMNS = (
     ("counted_cents", "b.counted"),
     ("expected_cents", "b.expected"),
     ("variance_cents", "b.variance"),
-    ("explanation", "b.explanation"),
-    ("approved_by", "b.approved_by"),
-    ("counted_by", "b.counted_by"),
+    ("explanation", escaped_sql("b.explanation")),
+    ("approved_by", escaped_sql("b.approved_by")),
+    ("counted_by", escaped_sql("b.counted_by")),
     ("counted_at_utc", utc_text("b.counted_at")),
     ("counted_at_local", local_text("b.counted_at")),
 )
@@ -578,11 +579,11 @@ CLOSER_EXPORT_COLUMNS = (
     ("gaming_day", day_text("b.gaming_day")),
     ("shifts", "b.shifts"),
     ("table_id", "b.table_id"),
-    ("table_name", "b.table_name"),
+    ("table_name", escaped_sql("b.table_name")),
     ("rounds_dealt", "b.rounds_dealt"),
     ("rounds_settled", "b.rounds_settled"),
     ("rounds_voided", "b.rounds_voided"),
-    ("banked_by", "b.banked_by"),
+    ("banked_by", escaped_sql("b.banked_by")),
     ("fee_lines", "b.fee_lines"),
     ("fees_cents", "b.fees"),
     ("refunds_cents", "b.refunds"),
@@ -590,7 +591,7 @@ CLOSER_EXPORT_COLUMNS = (
     ("counted_drop_cents", "b.counted"),
     ("variance_cents", "b.variance"),
     ("jackpot_counted_cents", "b.jackpot_counted"),
-    ("boxes", "b.boxes"),
+    ("boxes", escaped_sql("b.boxes")),
     ("approvals_requested", "b.approvals_requested"),
     ("approvals_granted", "b.approvals_granted"),
 )

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cardroom import checkpoints, hashchain
+from cardroom import checkpoints, hashchain, spreadsheet
+
+from .selectors import CASH_COLUMNS
 
 # Exports that are reports drawn from the logs, not a chain: checked by their SHA-256.
 DOCUMENT_KINDS = frozenset({"mtl", "ctr", "self_exclusion", "patron_history"})
+# The columns the export escapes so that a spreadsheet reads them as text (the player,
+# the employee, the note ...): a row is re-hashed from the values stored, escape taken off.
+ESCAPED_COLUMNS = spreadsheet.escaped_headers(CASH_COLUMNS)
 
 
 def _int_or_none(text: str):
@@ -24,6 +29,8 @@ OPTIONAL_COLUMNS = (("reverses", "reverses_id"), ("award_round", "award_round_id
 
 def row_content(record: dict) -> dict:
     """The chain content (patrons.models.CashTransaction.chain_content) of an exported row."""
+    record = {name: spreadsheet.unescape(value) if name in ESCAPED_COLUMNS and value else value
+              for name, value in record.items()}
     content = {
         "seq": int(record["chain_seq"]),
         "kind": record["kind"],

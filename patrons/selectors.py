@@ -10,6 +10,7 @@ from datetime import date
 
 from django.db.models import Q
 
+from cardroom.spreadsheet import escaped_sql
 from collections_fees.selectors import SqlQuery
 from rounds.models import Wager
 from tables.models import RotationLogEntry, SeatOccupancy
@@ -55,12 +56,15 @@ CASH_SQL = """
     WHERE {where}
 """
 
+# The columns people type are escaped (cardroom/spreadsheet.py); the offline check of the
+# export takes the escape off before re-hashing a row (patrons/integrity.py).
 CASH_COLUMNS = (
     ("chain_seq", "b.seq"), ("kind", "b.kind"), ("direction", "b.direction"), ("amount_cents", "b.amount"),
-    ("patron_id", "b.patron_id"), ("unidentified_id", "b.unidentified_id"), ("player", "b.player"),
-    ("patron_number", "b.patron_number"), ("display_name", "b.display_name"),
-    ("unidentified_description", "b.unidentified_description"), ("linked_patron_id", "b.linked_patron_id"),
-    ("table_id", "b.table_id"), ("employee", "b.employee"), ("employee_role", "b.employee_role"), ("note", "b.note"),
+    ("patron_id", "b.patron_id"), ("unidentified_id", "b.unidentified_id"), ("player", escaped_sql("b.player")),
+    ("patron_number", escaped_sql("b.patron_number")), ("display_name", escaped_sql("b.display_name")),
+    ("unidentified_description", escaped_sql("b.unidentified_description")), ("linked_patron_id", "b.linked_patron_id"),
+    ("table_id", "b.table_id"), ("employee", escaped_sql("b.employee")), ("employee_role", "b.employee_role"),
+    ("note", escaped_sql("b.note")),
     ("mtl", "b.mtl"), *_times("created_at"),
     ("created_at_utc_iso", "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '+00:00'"),
     ("gaming_day", "b.gaming_day"), ("shift", "b.shift"),
@@ -94,8 +98,8 @@ def cash_rows(filters: dict, *, mtl_only: bool = False, limit: int = 500):
 CTR_COLUMNS = (
     ("gaming_day", "b.gaming_day"), ("subject", "b.subject"), ("direction", "b.direction"),
     ("day_total_cents", "b.day_total"), ("chain_seq", "b.seq"), ("kind", "b.kind"), ("amount_cents", "b.amount"),
-    ("player", "b.player"), ("patron_number", "b.patron_number"), ("table_id", "b.table_id"),
-    ("employee", "b.employee"), *_times("created_at"), ("row_hash", "b.row_hash"),
+    ("player", escaped_sql("b.player")), ("patron_number", escaped_sql("b.patron_number")), ("table_id", "b.table_id"),
+    ("employee", escaped_sql("b.employee")), *_times("created_at"), ("row_hash", "b.row_hash"),
 )
 
 
@@ -123,9 +127,10 @@ def ctr_query(gaming_day: date, above: int) -> SqlQuery:
 
 
 HITS_COLUMNS = (
-    ("hit_id", "b.id"), ("action", "b.action"), ("player", "b.player"), ("patron_number", "b.patron_number"),
-    ("list", "b.source"), ("state_ref", "b.state_ref"), ("list_import_id", "b.list_import_id"),
-    ("table_id", "b.table_id"), ("amount_cents", "b.amount"), ("employee", "b.employee"),
+    ("hit_id", "b.id"), ("action", "b.action"), ("player", escaped_sql("b.player")),
+    ("patron_number", escaped_sql("b.patron_number")), ("list", "b.source"), ("state_ref", escaped_sql("b.state_ref")),
+    ("list_import_id", "b.list_import_id"), ("table_id", "b.table_id"), ("amount_cents", "b.amount"),
+    ("employee", escaped_sql("b.employee")),
     *_times("created_at"), ("gaming_day", "b.gaming_day"),
 )
 
@@ -150,7 +155,7 @@ def patron_ids(patron: Patron) -> list[str]:
 
 HISTORY_COLUMNS = (
     ("what", "b.what"), ("table_id", "b.table_id"), ("round_id", "b.round_id"), ("seat", "b.seat"),
-    ("player", "b.player"), ("detail", "b.detail"), ("amount_cents", "b.amount"), *_times("at"),
+    ("player", escaped_sql("b.player")), ("detail", "b.detail"), ("amount_cents", "b.amount"), *_times("at"),
 )
 
 

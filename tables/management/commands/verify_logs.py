@@ -17,6 +17,7 @@ Exit status 0 when everything verifies, 1 when anything does not (each reported)
 
 import csv as csvlib
 import hashlib
+import io
 import json
 import os
 import sys
@@ -38,6 +39,12 @@ from tables.integrity import (
     verify_witness_coverage,
 )
 from tables.models import Table
+
+
+def csv_records(content: bytes):
+    """An export's CSV records, as dicts. Read as one stream (newline=""), not split into
+    lines first: a cash note may hold a line break or a carriage return inside its quotes."""
+    return csvlib.DictReader(io.StringIO(content.decode("utf-8"), newline=""))
 
 
 class Command(BaseCommand):
@@ -113,11 +120,11 @@ class Command(BaseCommand):
         what = "checkpoints"
         if manifest.get("kind") == "cash":
             # The cash log's export carries its whole chain: every row is re-hashed.
-            records = csvlib.DictReader(content.decode("utf-8").splitlines())
+            records = csv_records(content)
             checked, found = verify_cash_export(manifest, records)
             what = "cash rows"
         elif manifest.get("kind") in anchors.EXPORT_CHAINS:
-            records = csvlib.DictReader(content.decode("utf-8").splitlines())
+            records = csv_records(content)
             checked, found = anchors.verify_export(manifest, records)
         else:
             # Every other export (rounds, rotation, count sheets, closers, workbooks, prints,
