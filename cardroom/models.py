@@ -7,6 +7,8 @@ shown in the cardroom's zone.
 from django.conf import settings
 from django.db import models
 
+from . import hashchain
+
 
 class AuditEntry(models.Model):
     ACTIONS = [
@@ -90,3 +92,31 @@ class SignedCheckpoint(models.Model):
             "head": self.head,
             "rows": self.rows,
         }
+
+
+class SealedRow(models.Model):
+    """A record that is not a link of a chain but must not change unseen: an export's
+    manifest, a state list's import, a self-exclusion hit. At insert it carries the
+    HMAC-SHA256 of its content under the ledger key (`seal`), which the key's holder
+    alone can compute; `verify_logs` recomputes it (tables/record_checks.py), so a row
+    altered, or forged and inserted, by someone who can write the table but does not hold
+    the key is named. A row sealed with no key (`key_id` "") predates the seal.
+
+    Abstract: each concrete model names its content (`sealed_content`)."""
+
+    key_id = models.CharField(max_length=32, blank=True, default="", help_text="the ledger key that sealed the row")
+    signature = models.CharField(max_length=64, blank=True, default="", help_text="HMAC-SHA256 of sealed_content")
+
+    class Meta:
+        abstract = True
+
+    def sealed_content(self) -> dict:
+        raise NotImplementedError
+
+    def seal(self) -> None:
+        """Sign the row's content with the current ledger key (before it is inserted)."""
+        self.key_id = hashchain.current_key_id()
+        self.signature = hashchain.sign(self.sealed_content(), self.key_id)
+
+    def seal_valid(self) -> bool:
+        return bool(self.key_id) and hashchain.signature_valid(self.sealed_content(), self.key_id, self.signature)

@@ -26,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from cardroom import checkpoints as anchors
 from collections_fees.models import JackpotMeter
 from cardroom import witness
+from tables import record_checks
 from tables.integrity import cross_check, verify_meter, verify_table, verify_witness
 from tables.models import Table
 
@@ -68,6 +69,7 @@ class Command(BaseCommand):
         # against each other (tables/integrity.py).
         reading = witness.read()
         problems = verify_witness(checked, every=table is None, reading=reading) + cross_check(checked)
+        problems += self.other_records(checked, every=table is None)
         for problem in problems:
             self.stdout.write(f"BROKEN {problem}")
         checked_text = f"{len(checked)} tables" + (f" and {meters} jackpot meters" if table is None else "")
@@ -78,6 +80,16 @@ class Command(BaseCommand):
         )
         if broken or problems:
             sys.exit(1)
+
+    def other_records(self, tables, *, every: bool) -> list[str]:
+        """The records that are no chain of their own, each against what is
+        (tables/record_checks.py): the rotation log and the approval decisions of
+        `tables`; with `every` (no --table), the house's records too: the self-exclusion
+        lists and hits, the export manifests."""
+        problems = record_checks.rotation_log_problems(tables) + record_checks.approval_decision_problems(tables)
+        if every:
+            problems += record_checks.self_exclusion_problems(tables) + record_checks.export_manifest_problems()
+        return problems
 
     def offline(self, manifest_path, csv_path):
         try:
