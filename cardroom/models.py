@@ -4,6 +4,8 @@ Append-only (a database trigger refuses UPDATE and DELETE). Times are stored in 
 shown in the cardroom's zone.
 """
 
+from datetime import UTC
+
 from django.conf import settings
 from django.db import models
 
@@ -40,9 +42,41 @@ class AuditEntry(models.Model):
     table_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
     summary = models.CharField(max_length=200)
     detail = models.JSONField(default=dict)
+    # The table's audit chain (cardroom/audit.py `audit_chained`): the rows a table's
+    # accepted commands write are keyed hash-chained per table, their head on the table
+    # row every command locks (tables.Table.audit_seq, audit_head), so the link costs no
+    # query and no table waits on another's. NULL seq: a row in no chain.
+    seq = models.PositiveBigIntegerField(null=True, blank=True)
+    prev_hash = models.CharField(max_length=64, blank=True, default="")
+    row_hash = models.CharField(max_length=64, blank=True, default="")
+    hash_key = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["-at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table_id", "seq"], condition=models.Q(seq__isnull=False), name="audit_table_seq_unique"
+            ),
+        ]
+
+    # An audit row is no gaming day's: the chain's checkpoints, which count a day's rows,
+    # are the event and collection chains' (tables/integrity.py reads this).
+    gaming_day = None
+
+    def chain_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "at": self.at.astimezone(UTC).isoformat(),
+            "user": self.user_id,
+            "username": self.username,
+            "role": self.role,
+            "session": self.session,
+            "address": self.address,
+            "action": self.action,
+            "summary": self.summary,
+            "detail": self.detail,
+        }
 
 
 class SignedCheckpoint(models.Model):

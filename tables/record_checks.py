@@ -26,6 +26,7 @@ from cardroom.models import AuditEntry
 from collections_fees.models import ExportManifest
 from patrons.models import ExclusionEntry, ExclusionHit, ExclusionImport, entries_digest
 
+from .integrity import _first_break
 from .models import Approval, RejectedCommand, RotationLogEntry, RoundCorrection, TableEvent
 
 # --- The rotation log against the event chain ------------------------------------------
@@ -262,4 +263,20 @@ def self_exclusion_problems(tables) -> list[str]:
                 f"table {table_id}: {refusals[(table_id, kind)]} {what}, {hits[(table_id, kind)]} self-exclusion hits "
                 "of them: hits deleted or added"
             )
+    return problems
+
+
+# --- The audit trail's chains -----------------------------------------------------------
+
+
+def audit_chain_problems(tables) -> list[str]:
+    """Each table's audit chain (the audit rows of its accepted commands, cardroom/audit.py
+    `audit_chained`) against its head on the table row: a row altered, deleted, inserted,
+    re-hashed without the key, or the last rows cut."""
+    problems = []
+    for table in tables:
+        rows = AuditEntry.objects.filter(table_id=table.pk, seq__isnull=False).order_by("seq").iterator(chunk_size=5000)
+        broken = _first_break(table.pk, "audit", rows, table.audit_seq, table.audit_head, [])
+        if broken is not None:
+            problems.append(str(broken))
     return problems

@@ -86,7 +86,8 @@ class Command(BaseCommand):
         (tables/record_checks.py): the rotation log and the approval decisions of
         `tables`; with `every` (no --table), the house's records too: the self-exclusion
         lists and hits, the export manifests."""
-        problems = record_checks.rotation_log_problems(tables) + record_checks.approval_decision_problems(tables)
+        problems = record_checks.audit_chain_problems(tables)
+        problems += record_checks.rotation_log_problems(tables) + record_checks.approval_decision_problems(tables)
         if every:
             problems += record_checks.self_exclusion_problems(tables) + record_checks.export_manifest_problems()
         return problems
