@@ -5,6 +5,10 @@ table chain stands now. Then the witness files (cardroom/witness.py) against the
 and their index, every head they witnessed against the chain at its seq (a cut tail, a
 rewound head, a row rewritten after it), and the records against each other (each
 table's version is its last event's seq; each settled or voided round has its event).
+Then the records that are no chain of their own (tables/record_checks.py): each table's
+audit chain, the rotation log against the events, the approval decisions against the
+audit trail and the voids; without --table the self-exclusion lists and hits and the
+export manifests.
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection or jackpot export against the
