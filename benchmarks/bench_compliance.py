@@ -207,7 +207,12 @@ class Loader:
                 # rotation pages find a round's opening by its event).
                 for kind, at, result, records in (
                     ("open_round", opened, {"ok": True, "round": chain.number}, [{"kind": "RoundOpened", "round": chain.number}]),
-                    ("settle", closed, {"ok": True}, [{"kind": "RoundSettled", "round": chain.number}]),
+                    # The settle records the rotation entry written below, as the engine's
+                    # would: verify_logs holds the rotation log against its events.
+                    ("settle", closed, {"ok": True}, [{"kind": "RoundSettled", "round": chain.number}, {
+                        "kind": "RotationEntry", "action": actions[chain.number % 3], "seat": 1,
+                        "player": row["pd_player"], "round": chain.number, "badge": None, "reason": None,
+                    }]),
                 ):
                     chain.event_seq += 1
                     event.id, event.table_id, event.seq = ids[self.TableEvent], chain.table_id, chain.event_seq

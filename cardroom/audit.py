@@ -4,6 +4,7 @@ the command service, which sends the row with the command's other writes, throug
 
 from django.utils import timezone
 
+from . import hashchain
 from .access import Actor
 from .models import AuditEntry
 
@@ -22,6 +23,18 @@ def audit_entry(*, actor: Actor, action: str, summary: str, table_id: int | None
         summary=summary[:200],
         detail=detail or {},
     )
+
+
+def audit_chained(entry: AuditEntry, owner) -> AuditEntry:
+    """Link `entry` into the audit chain whose head `owner` holds (`audit_seq`,
+    `audit_head`: the table row the caller has locked and writes back with the entry), in
+    memory: no query. Keyed as the ledgers are (cardroom/hashchain.py): an audit row
+    altered, deleted or inserted is named by verify_logs (tables/record_checks.py)."""
+    owner.audit_seq += 1
+    entry.seq = owner.audit_seq
+    entry.prev_hash, entry.hash_key = owner.audit_head, hashchain.current_key_id()
+    entry.row_hash = owner.audit_head = hashchain.link(entry.prev_hash, entry.chain_content(), entry.hash_key)
+    return entry
 
 
 def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None):

@@ -4,8 +4,12 @@ Append-only (a database trigger refuses UPDATE and DELETE). Times are stored in 
 shown in the cardroom's zone.
 """
 
+from datetime import UTC
+
 from django.conf import settings
 from django.db import models
+
+from . import hashchain
 
 
 class AuditEntry(models.Model):
@@ -38,9 +42,41 @@ class AuditEntry(models.Model):
     table_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
     summary = models.CharField(max_length=200)
     detail = models.JSONField(default=dict)
+    # The table's audit chain (cardroom/audit.py `audit_chained`): the rows a table's
+    # accepted commands write are keyed hash-chained per table, their head on the table
+    # row every command locks (tables.Table.audit_seq, audit_head), so the link costs no
+    # query and no table waits on another's. NULL seq: a row in no chain.
+    seq = models.PositiveBigIntegerField(null=True, blank=True)
+    prev_hash = models.CharField(max_length=64, blank=True, default="")
+    row_hash = models.CharField(max_length=64, blank=True, default="")
+    hash_key = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["-at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table_id", "seq"], condition=models.Q(seq__isnull=False), name="audit_table_seq_unique"
+            ),
+        ]
+
+    # An audit row is no gaming day's: the chain's checkpoints, which count a day's rows,
+    # are the event and collection chains' (tables/integrity.py reads this).
+    gaming_day = None
+
+    def chain_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "at": self.at.astimezone(UTC).isoformat(),
+            "user": self.user_id,
+            "username": self.username,
+            "role": self.role,
+            "session": self.session,
+            "address": self.address,
+            "action": self.action,
+            "summary": self.summary,
+            "detail": self.detail,
+        }
 
 
 class SignedCheckpoint(models.Model):
@@ -109,3 +145,31 @@ class DatabaseIdentity(models.Model):
 
     class Meta:
         constraints = [models.CheckConstraint(condition=models.Q(id=1), name="cardroom_database_identity_one_row")]
+
+
+class SealedRow(models.Model):
+    """A record that is not a link of a chain but must not change unseen: an export's
+    manifest, a state list's import, a self-exclusion hit. At insert it carries the
+    HMAC-SHA256 of its content under the ledger key (`seal`), which the key's holder
+    alone can compute; `verify_logs` recomputes it (tables/record_checks.py), so a row
+    altered, or forged and inserted, by someone who can write the table but does not hold
+    the key is named. A row sealed with no key (`key_id` "") predates the seal.
+
+    Abstract: each concrete model names its content (`sealed_content`)."""
+
+    key_id = models.CharField(max_length=32, blank=True, default="", help_text="the ledger key that sealed the row")
+    signature = models.CharField(max_length=64, blank=True, default="", help_text="HMAC-SHA256 of sealed_content")
+
+    class Meta:
+        abstract = True
+
+    def sealed_content(self) -> dict:
+        raise NotImplementedError
+
+    def seal(self) -> None:
+        """Sign the row's content with the current ledger key (before it is inserted)."""
+        self.key_id = hashchain.current_key_id()
+        self.signature = hashchain.sign(self.sealed_content(), self.key_id)
+
+    def seal_valid(self) -> bool:
+        return bool(self.key_id) and hashchain.signature_valid(self.sealed_content(), self.key_id, self.signature)

@@ -5,7 +5,7 @@ from datetime import UTC
 from django.db import models
 from django.db.models import Q
 
-from cardroom.models import SignedCheckpoint
+from cardroom.models import SealedRow, SignedCheckpoint
 
 
 class FeeSchedule(models.Model):
@@ -147,13 +147,14 @@ class DropCount(models.Model):
         indexes = [models.Index(fields=["table", "gaming_day", "counted_at"], name="drop_count_table_day")]
 
 
-class ExportManifest(models.Model):
+class ExportManifest(SealedRow):
     """The record of one finished export: what was asked for, what was sent, who asked.
 
     Written once, when the last byte of the export has been produced, and never changed
     (append-only trigger). A compliance officer checks a file against it: the SHA-256 of
     the file's bytes and its row count must equal the ones recorded here
-    (docs/compliance-exports.md).
+    (docs/compliance-exports.md). Sealed with the ledger key (cardroom.models.SealedRow):
+    a stored SHA-256 changed to match an altered file is named by verify_logs.
     """
 
     KINDS = [
@@ -189,6 +190,25 @@ class ExportManifest(models.Model):
 
     class Meta:
         ordering = ["-finished_at"]
+
+    def sealed_content(self) -> dict:
+        return {
+            "export_id": str(self.id),
+            "kind": self.kind,
+            "media_type": self.media_type,
+            "filename": self.filename,
+            "filters": self.filters,
+            "columns": self.columns,
+            "time_zone": self.time_zone,
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+            "requested_by": self.requested_by,
+            "source": self.source,
+            "started_at": self.started_at.astimezone(UTC).isoformat(),
+            "finished_at": self.finished_at.astimezone(UTC).isoformat(),
+            "checkpoints": self.checkpoints,
+        }
 
 
 class JackpotMeter(models.Model):

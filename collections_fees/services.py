@@ -50,5 +50,6 @@ def export_manifest_record(
         finished_at=timezone.now(),
         checkpoints=checkpoints or [],
     )
+    manifest.seal()  # the stored SHA-256 cannot be changed to match another file unseen
     manifest.save(force_insert=True)
     return manifest

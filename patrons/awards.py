@@ -51,10 +51,13 @@ def escalate(*, table_id: int, records, actor: Actor) -> list[ExclusionHit]:
             entry = listed_entry(line.player, patron)
             if entry is None:  # a replay file's own `withheld`, for a person no list names now
                 continue
-            hits.append(ExclusionHit.objects.create(
+            hit = ExclusionHit(
                 action="award", entry=entry, patron=patron, player=line.player[:64], table_id=table_id,
                 amount=line.amount, employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
-            ))
+            )
+            hit.seal()
+            hit.save(force_insert=True)
+            hits.append(hit)
             audit_record(
                 actor=actor, action="self_exclusion", table_id=table_id,
                 summary=f"progressive award of {line.amount} cents to {line.player} withheld (round {record.round})",

@@ -27,6 +27,7 @@ from .models import (
     PatronKey,
     PatronLink,
     UnidentifiedPatron,
+    entries_digest,
 )
 
 # Who reads identification (issue 27): compliance and the floor's supervisors.
@@ -211,10 +212,12 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
     if entry is None:
         return
     now = timezone.now()
-    ExclusionHit.objects.create(
+    hit = ExclusionHit(
         action=action, entry=entry, patron=patron, player=printed(player)[:64], table_id=table_id, amount=amount,
         employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
     )
+    hit.seal()
+    hit.save(force_insert=True)
     raise PatronError("self_excluded", "this patron is on a self-exclusion list: the floor has been alerted")
 
 
@@ -272,10 +275,12 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
             )
         )
     with transaction.atomic():
-        batch = ExclusionImport.objects.create(
+        batch = ExclusionImport(
             filename=filename[:200], sha256=hashlib.sha256(content).hexdigest(), rows=len(entries),
-            imported_by=actor.name, imported_at=now,
+            entries_sha256=entries_digest(entries), imported_by=actor.name, imported_at=now,
         )
+        batch.seal()  # its count and digest of the list in force cannot be changed unseen
+        batch.save(force_insert=True)
         for entry in entries:
             entry.list_import = batch
         ExclusionEntry.objects.bulk_create(entries)

@@ -5,13 +5,14 @@ cardroom/ledger.py): a link, a transaction, an alert, an import, a hit is a new 
 A patron's record is the one row the house keeps current (an address changes).
 """
 
+import hashlib
 from datetime import UTC
 
 from django.db import models
 from django.db.models import Q
 
-from cardroom.hashchain import GENESIS
-from cardroom.models import SignedCheckpoint
+from cardroom.hashchain import GENESIS, canonical
+from cardroom.models import SealedRow, SignedCheckpoint
 
 
 class Patron(models.Model):
@@ -237,17 +238,42 @@ class CashAlert(models.Model):
         ordering = ["-created_at", "-id"]
 
 
-class ExclusionImport(models.Model):
-    """One upload of the state's self-exclusion list (CSV): the latest one is in force."""
+class ExclusionImport(SealedRow):
+    """One upload of the state's self-exclusion list (CSV): the latest one is in force.
+
+    It keeps the file's SHA-256, how many people it listed (`rows`) and the SHA-256 of
+    the entries as stored (`entries_sha256`, `entries_digest`), sealed with the ledger key
+    (cardroom.models.SealedRow): an entry deleted from, altered in or added to the list in
+    force is named by verify_logs."""
 
     filename = models.CharField(max_length=200)
     sha256 = models.CharField(max_length=64)
     rows = models.PositiveIntegerField()
+    entries_sha256 = models.CharField(
+        max_length=64, blank=True, default="", help_text="SHA-256 of the imported entries as stored (entries_digest)"
+    )
     imported_by = models.CharField(max_length=150)
     imported_at = models.DateTimeField()
 
     class Meta:
         ordering = ["-imported_at", "-id"]
+
+    def sealed_content(self) -> dict:
+        return {
+            "filename": self.filename,
+            "sha256": self.sha256,
+            "rows": self.rows,
+            "entries_sha256": self.entries_sha256,
+            "imported_by": self.imported_by,
+            "imported_at": self.imported_at.astimezone(UTC).isoformat(),
+        }
+
+
+def entries_digest(entries) -> str:
+    """SHA-256 of a state list's entries as the matching reads them, in import order:
+    the same list hashes the same whoever stored it."""
+    listed = [entry.listed_content() for entry in entries]
+    return hashlib.sha256(canonical(listed).encode("utf-8")).hexdigest()
 
 
 class ExclusionEntry(models.Model):
@@ -273,10 +299,27 @@ class ExclusionEntry(models.Model):
     added_at = models.DateTimeField()
     added_by = models.CharField(max_length=150)
 
+    def listed_content(self) -> dict:
+        """What makes the entry match a person (its comparison forms derive from these)."""
+        return {
+            "name": self.name,
+            "date_of_birth": self.date_of_birth.isoformat() if self.date_of_birth else None,
+            "id_number": self.id_number,
+            "state_ref": self.state_ref,
+            "name_folded": self.name_folded,
+            "name_skeleton": self.name_skeleton,
+            "name_fold_skeleton": self.name_fold_skeleton,
+            "number_folded": self.number_folded,
+            "number_skeleton": self.number_skeleton,
+            "number_fold_skeleton": self.number_fold_skeleton,
+        }
 
-class ExclusionHit(models.Model):
+
+class ExclusionHit(SealedRow):
     """A listed patron met at a table: refused a seat, a chip purchase, a payout, or an
-    award withheld. The floor and compliance see it."""
+    award withheld. The floor and compliance see it. Sealed with the ledger key
+    (cardroom.models.SealedRow); a seat's or a backline's hit is also held against the
+    refused command it came with (tables/record_checks.py)."""
 
     ACTIONS = [(a, a) for a in ("seat", "backline", "chip_purchase", "cash_payout", "award")]
 
@@ -292,3 +335,16 @@ class ExclusionHit(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+    def sealed_content(self) -> dict:
+        return {
+            "action": self.action,
+            "entry": self.entry_id,
+            "patron": self.patron_id,
+            "player": self.player,
+            "table": self.table_id,
+            "amount": self.amount,
+            "employee": self.employee,
+            "created_at": self.created_at.astimezone(UTC).isoformat(),
+            "gaming_day": self.gaming_day.isoformat(),
+        }

@@ -299,7 +299,8 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             action="approval_decided",
             table_id=approval.table_id,
             summary=f"{approval.kind} {'approved' if approve else verdict} ({via})",
-            detail={"approval": approval.pk, "requested_by": approval.requested_by_id},
+            # `approved`: what verify_logs holds the decision row against (tables/record_checks.py).
+            detail={"approval": approval.pk, "requested_by": approval.requested_by_id, "approved": approve},
         )
         outcome = _carry_out(approval, decider) if approve else None
         refused = getattr(outcome, "result", {"ok": True})

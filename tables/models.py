@@ -39,6 +39,10 @@ class Table(models.Model):
     event_head = models.CharField(max_length=64, default=GENESIS)
     collection_seq = models.PositiveBigIntegerField(default=0)
     collection_head = models.CharField(max_length=64, default=GENESIS)
+    # Head of the table's audit chain: the audit rows of its accepted commands
+    # (cardroom/audit.py `audit_chained`), linked in memory and written with this row.
+    audit_seq = models.PositiveBigIntegerField(default=0)
+    audit_head = models.CharField(max_length=64, default=GENESIS)
     # The gaming day of the table's last event: the first command of a later day writes
     # the signed end-of-day checkpoints of this one (cardroom/checkpoints.py).
     chain_day = models.DateField(null=True, blank=True)

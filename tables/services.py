@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
 from cardroom.access import SYSTEM, Actor, can_drive_row
-from cardroom.audit import audit_entry, audit_record
+from cardroom.audit import audit_chained, audit_entry, audit_record
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
 from collections_fees.models import FeeRate, FeeSchedule
@@ -511,20 +511,24 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     writes = recording.Writes()
     recording.write(writes, table=table, event=event, records=records, stamp=stamp, meter=meter)
     _patron_escalate(table, records, actor)
-    writes.update(Table.objects.filter(pk=table.pk), **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
-    writes.insert(AuditEntry, [audit_entry(
+    # The audit row is linked into the table's audit chain before the row that holds its head is queued.
+    audit = audit_chained(audit_entry(
         actor=actor,
         action="command",
         table_id=table.pk,
         summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
         detail={"seq": event.seq, "command": command},
-    )])
+    ), table)
+    writes.update(Table.objects.filter(pk=table.pk), **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
+    writes.insert(AuditEntry, [audit])
     writes.send()
     return _Done(event, result, records, meter)
 
 
 # What `_do` writes back to the locked table row (chain_day: checkpoints.close_day_if_turned).
-_TABLE_FIELDS_A_COMMAND_MOVES = ("version", "state", "event_head", "collection_seq", "collection_head", "chain_day")
+_TABLE_FIELDS_A_COMMAND_MOVES = (
+    "version", "state", "event_head", "collection_seq", "collection_head", "chain_day", "audit_seq", "audit_head",
+)
 
 
 def _notify(table: Table, done: _Done) -> None:

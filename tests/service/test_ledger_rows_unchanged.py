@@ -26,6 +26,7 @@ from cardroom.models import AuditEntry
 from collections_fees.models import CollectionEntry, JackpotEntry, JackpotMeter
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.integrity import verify_meter, verify_table
+from tables.record_checks import audit_chain_problems
 from tables.models import RotationLogEntry, SeatOccupancy, Table, TableEvent
 from tables.services import command_execute, table_create
 from tests.compliance.ledger import Clock, Ledger, build_real_tables
@@ -44,11 +45,13 @@ MODELS = [
 # Hashes cover absolute ids (verified below instead); `at` of the audit is the clock's.
 # `drivers_version` is newer than the recording (the table row's count of assignment
 # changes, moved by a trigger: tests/service/test_drivers_version.py).
-SKIPPED = {"row_hash", "prev_hash", "event_head", "collection_head", "entry_head", "drivers_version"}
+SKIPPED = {"row_hash", "prev_hash", "event_head", "collection_head", "entry_head", "drivers_version", "audit_head"}
 # Columns newer than the recording, skipped on their model only. A rotation entry's
 # `gaming_day` is its event's (which the recording holds), recorded on the entry so the
-# rotation log's index leads with it: tests/service/test_rotation_gaming_day.py.
-SKIPPED_OF = {RotationLogEntry: {"gaming_day"}}
+# rotation log's index leads with it: tests/service/test_rotation_gaming_day.py. The
+# table's audit chain (its head on the table row, the link on each command's audit row)
+# is verified below with the other chains.
+SKIPPED_OF = {RotationLogEntry: {"gaming_day"}, Table: {"audit_seq"}, AuditEntry: {"seq", "hash_key"}}
 
 
 def play_session():
@@ -131,6 +134,8 @@ def test_a_session_leaves_the_rows_main_wrote_one_statement_at_a_time():
     # The chains: every link re-computed from the rows as stored.
     for table in Table.objects.all():
         assert verify_table(table) == [], table.name
+        assert audit_chain_problems([table]) == [], table.name
+        assert table.audit_seq == table.version  # one chained audit row per accepted command
     for meter in JackpotMeter.objects.all():
         assert verify_meter(meter) == [], meter.name
     assert sum(len(v) for v in rows.values()) > 500

@@ -6,6 +6,10 @@ every chain stands now. Then the witness files (cardroom/witness.py) against the
 and their index, every head they witnessed against the chain at its seq (a cut tail, a
 rewound head, a row rewritten after it), and the records against each other (each
 table's version is its last event's seq; each settled or voided round has its event).
+Then the records that are no chain of their own (tables/record_checks.py): each table's
+audit chain, the rotation log against the events, the approval decisions against the
+audit trail and the voids; without --table the self-exclusion lists and hits and the
+export manifests.
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection or jackpot export against the
@@ -38,6 +42,7 @@ from tables.integrity import (
     verify_witness,
     verify_witness_coverage,
 )
+from tables import record_checks
 from tables.models import Table
 
 
@@ -92,6 +97,7 @@ class Command(BaseCommand):
             self.stdout.write(f"NOTE {note}")
         if table is None:  # the cash alerts recomputed from the cash log and compared
             problems += verify_alerts()
+        problems += self.other_records(checked, every=table is None)
         for problem in problems:
             self.stdout.write(f"BROKEN {problem}")
         checked_text = f"{len(checked)} tables" + (f" and {meters} jackpot meters" if table is None else "")
@@ -102,6 +108,17 @@ class Command(BaseCommand):
         )
         if broken or problems:
             sys.exit(1)
+
+    def other_records(self, tables, *, every: bool) -> list[str]:
+        """The records that are no chain of their own, each against what is
+        (tables/record_checks.py): the rotation log and the approval decisions of
+        `tables`; with `every` (no --table), the house's records too: the self-exclusion
+        lists and hits, the export manifests."""
+        problems = record_checks.audit_chain_problems(tables)
+        problems += record_checks.rotation_log_problems(tables) + record_checks.approval_decision_problems(tables)
+        if every:
+            problems += record_checks.self_exclusion_problems(tables) + record_checks.export_manifest_problems()
+        return problems
 
     def offline(self, manifest_path, csv_path):
         try:
