@@ -33,5 +33,6 @@ EXPOSE 8000
 # entrypoint.sh waits for PostgreSQL and Redis and applies migrations, then runs CMD.
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
 # A websocket message is at most 64 KiB (cardroom.wire.MAX_BODY_BYTES): Daphne's default
-# would buffer 1 MiB before the application could refuse it.
+# would buffer 1 MiB before the application could refuse it. No --proxy-headers here: only
+# the compose stack, with nginx in front, trusts X-Forwarded-For (docker-compose.yml).
 CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket-max-message-size", "65536", "cardroom.asgi:application"]

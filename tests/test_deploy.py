@@ -2,6 +2,7 @@
 start without a real secret from the environment (none is in the repository)."""
 
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -79,3 +80,19 @@ def test_every_app_replica_writes_the_witness_to_one_named_volume():
     assert "witness:" in _compose_block(text, "volumes")
     # Not the database's: its owner must not reach the witness.
     assert not any("witness" in line for line in _compose_block(text, "services", "db"))
+
+
+def test_only_the_compose_stack_trusts_the_forwarded_address_and_nginx_sets_it_itself():
+    """docs/operations.md, "The client's address behind nginx": a Daphne that trusts
+    X-Forwarded-For with nothing in front lets any client pick its address (and escape the
+    login lockout); nginx appending to the client's header would let it pick it too. The
+    behaviour through a real nginx: tests/live/test_client_address_nginx.py."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    app = compose.split("\n  app:\n", 1)[1].split("\n  web:\n", 1)[0]
+    assert re.search(r'^    command: \[.*"--proxy-headers".*\]$', app, re.MULTILINE)
+    [cmd] = re.findall(r"^CMD .*$", (ROOT / "Dockerfile").read_text(), re.MULTILINE)
+    assert "daphne" in cmd and "proxy-headers" not in cmd  # the image alone, no proxy in front
+    serve = (ROOT / "cardroom" / "management" / "commands" / "serve.py").read_text()
+    assert '"-m", "daphne"' in serve and "proxy-headers" not in serve  # `make run`: one machine
+    conf = (ROOT / "docker" / "nginx.conf").read_text()
+    assert re.findall(r"proxy_set_header\s+X-Forwarded-For\s+(\S+);", conf) == ["$remote_addr"]

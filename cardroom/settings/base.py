@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 from cardroom import localdb
@@ -51,11 +52,39 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The Content-Security-Policy header on every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "cardroom.urls"
+
+# Content-Security-Policy (django-csp: Django 5.2 has none built in), in every environment,
+# so the browser tests run the pages under the policy production sends. Scripts, styles,
+# images, the tablet's service worker and its manifest come from this site only, as files:
+# no inline <script>, <style>, style="" or on...= handler anywhere (a page that needs one
+# moves it into static/). The printed count sheet and closer are the one exception: a
+# document a person keeps must carry its styles, so their <style> has this answer's nonce
+# (request.csp_nonce; the header names it only when a page used it). 'self' in
+# connect-src also allows this site's own ws:/wss: (CSP Level 3): the tablet's, the
+# floor's and the live view's sockets. No plugin, no <base>, no framing, forms post to
+# this site only. docs/operations.md, "Response headers".
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", CSP_NONCE],
+        "img-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    },
+}
 
 # No body Cardroom takes is near this (cardroom.wire.MAX_BODY_BYTES, also enforced in
 # front of Django by cardroom.wire.BodyLimitMiddleware and by the proxy).

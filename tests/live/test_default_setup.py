@@ -22,6 +22,7 @@ import pytest
 
 from cardroom import localdb
 from tests.plugins.services import _free_port
+from tests.process_group import start_group, stop_group
 
 from .conftest import wait_until_serving
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
@@ -48,9 +49,11 @@ class ReadmeRun:
         self.log = open(tempfile.mktemp(prefix="make-run-", suffix=".log"), "w+")
 
     def start(self):
-        self.process = subprocess.Popen(
+        # Its own process group with SIGINT at its default, however this suite was launched
+        # (tests/process_group.py): Ctrl-C must reach `make run` from a background CI run too.
+        self.process = start_group(
             ["make", "--no-print-directory", "run", f"PORT={self.port}"],
-            cwd=self.cwd, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.cwd, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         wait_until_serving(self.url, self.process, START_SECONDS, self.output)
 
@@ -58,14 +61,10 @@ class ReadmeRun:
         self.log.seek(0)
         return self.log.read()
 
-    def ctrl_c(self) -> int:
-        """What a terminal's Ctrl-C does: SIGINT to the whole foreground process group."""
-        os.killpg(self.process.pid, signal.SIGINT)
-        try:
-            return self.process.wait(60)
-        finally:
-            if self.process.poll() is None:
-                os.killpg(self.process.pid, signal.SIGKILL)
+    def ctrl_c(self) -> signal.Signals | None:
+        """What a terminal's Ctrl-C does: SIGINT to the whole foreground process group; then
+        SIGTERM and SIGKILL, each after a bounded wait. The signal it stopped after."""
+        return stop_group(self.process, wait=60, then=15)
 
 
 @pytest.fixture
@@ -176,7 +175,7 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
         ).fetchone()[0] == 1  # only this check: the server's connections are the app role's
 
     # Ctrl-C stops the server and then the database it started; the data stays for the next run.
-    readme_run.ctrl_c()
+    assert readme_run.ctrl_c() == signal.SIGINT, readme_run.output()[-2000:]  # Ctrl-C alone, however launched
     assert "Server stopped." in readme_run.output()
     assert not (readme_run.var / "postgres" / "postmaster.pid").exists()
     assert (readme_run.var / "postgres" / "PG_VERSION").exists()

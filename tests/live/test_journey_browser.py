@@ -34,6 +34,7 @@ step goes to test-artifacts/journey/NN-step.png.
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -517,9 +518,12 @@ def served_clone(localdb_dir):
         run.started_in = round(time.monotonic() - started, 1)
         yield run
     finally:
+        stopped = None
         if getattr(run, "process", None) is not None and run.process.poll() is None:
-            run.ctrl_c()
+            stopped = run.ctrl_c()
         subprocess.run(["rm", "-rf", str(folder)], check=False)
+    # Ctrl-C alone stopped it, however this suite was launched (tests/process_group.py).
+    assert stopped == signal.SIGINT, run.output()[-2000:]
 
 
 def walk(browser, url: str, clone: Path, env: dict, printed: str, steps=STEPS) -> dict[str, float]:

@@ -9,6 +9,7 @@ dealer opens the list of tables, then the tablet's state over the API."""
 
 import http.cookiejar
 import re
+import signal
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -113,3 +114,6 @@ def test_make_run_serves_static_files_and_the_sites_own_error_pages_with_debug_o
         assert line.endswith(f"Internal Server Error: {path} [error reference {ref}]"), line
         after = log.split(line, 1)[1]
         assert after.lstrip("\n").startswith("Traceback") and "permission denied for table tables_table" in after
+
+    # Ctrl-C alone stops it, however this suite was launched (tests/process_group.py).
+    assert served.ctrl_c() == signal.SIGINT, served.output()[-2000:]
