@@ -563,6 +563,16 @@ def test_fee_nearest_rate(ante, fee):
     assert results[-1]["fees"] == [{"seat": 1, "payer": "player", "amount": fee}]
 
 
+@pytest.mark.parametrize("ante, lower_fee", [(2250, 20), (4500, 30), (8000, 40)],
+                         ids=["2000..2500", "4000..5000", "7000..9000"])
+def test_a_fee_basis_exactly_halfway_between_two_rates_pays_the_lower_rate(ante, lower_fee):
+    """docs/rules-decisions.md: in a gap, the nearer rate; exactly halfway, the lower one,
+    the cheaper for the payer (issue 33, finding 12)."""
+    game = fee_table("players_not_pd", "ante", "per_betting_square")
+    game, results = drive(game, open_round(10**7, [wager(1, ante)]))
+    assert results[-1]["fees"] == [{"seat": 1, "payer": "player", "amount": lower_fee}]
+
+
 def test_fee_schedule_has_at_most_five_rates():
     six = RATES + [{"min": 30000, "max": 40000, "player_fee": 60, "pd_fee": 6}]
     with pytest.raises(CommandError) as info:
