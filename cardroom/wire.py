@@ -5,7 +5,9 @@ Bad input is answered, never crashed on: a body or frame larger than MAX_BODY_BY
 refused before it is parsed (`too_large`), JSON nested deeper than MAX_DEPTH before the
 parser recurses (Python's parser overflows its stack at about 1,000 levels), and a
 duplicate key or a non-JSON constant (NaN, Infinity) is refused instead of silently
-taking the last value: what is logged is then what was sent.
+taking the last value: what is logged is then what was sent. A text holding a NUL or a
+lone surrogate is refused too (`text_refusal`, the one text check of every JSON body,
+form field and uploaded list): PostgreSQL can keep neither, and a 500 is no answer.
 
 Every API error is `{"ok": false, "error": {"code", "message"}}` with a stable code,
 the shape `cardroom.access.api_for` and the staff views already answer.
@@ -59,6 +61,33 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 
+# Half of a UTF-16 pair: a JSON \ud800 escape decodes to one when its other half is missing
+# (a whole pair decodes to the one character it encodes).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_refusal(text: str) -> str | None:
+    """Why this text cannot be kept, or None: a NUL (PostgreSQL stores none in a text)
+    or a lone surrogate (not a character: it has no UTF-8)."""
+    if "\x00" in text:
+        return "holds a NUL character"
+    if _LONE_SURROGATE.search(text):
+        return "holds a lone surrogate (half of a UTF-16 pair, not a character)"
+    return None
+
+
+def _text_refusal_in(value) -> str | None:
+    """text_refusal of the first string (a key or a value) in a JSON value that has one."""
+    if isinstance(value, str):
+        return text_refusal(value)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        problem = (text_refusal(key) if isinstance(key, str) else None) or _text_refusal_in(inner)
+        if problem:
+            return problem
+    return None
+
+
 def _depth(text: str) -> int:
     deepest = level = 0
     for bracket in _BRACKETS.findall(_STRING.sub("", text)):
@@ -82,7 +111,8 @@ def _no_constant(name: str):
 
 def read_json(data: bytes | str | None):
     """The JSON value of a body or frame, or WireError: too large (413), not UTF-8, not
-    JSON, nested deeper than MAX_DEPTH, a duplicate key or NaN/Infinity (400)."""
+    JSON, nested deeper than MAX_DEPTH, a duplicate key, NaN/Infinity, or a text with a
+    NUL or a lone surrogate (400)."""
     if data is None:
         raise WireError("invalid_command", "the message is empty")
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
@@ -97,11 +127,15 @@ def read_json(data: bytes | str | None):
     if _depth(text) > MAX_DEPTH:
         raise WireError("invalid_command", f"the JSON is nested more than {MAX_DEPTH} levels deep")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except RecursionError:  # not reached past the depth check; kept as the last guard
         raise WireError("invalid_command", "the JSON is nested too deeply") from None
     except ValueError as problem:
         raise WireError("invalid_command", f"the message is not valid JSON: {problem}") from None
+    problem = _text_refusal_in(value)
+    if problem:
+        raise WireError("invalid_command", f"a text in the message {problem}")
+    return value
 
 
 def request_json(request):

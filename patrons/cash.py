@@ -81,8 +81,9 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
     award (`second_person_required`). Bad input raises PatronError and writes nothing."""
     if kind not in CashTransaction.DIRECTIONS:
         raise PatronError("invalid_command", "kind is chip_purchase or cash_payout")
-    if type(amount) is not int or amount <= 0:
-        raise PatronError("invalid_amount", "the amount is a positive whole number of cents")
+    most = settings.CARDROOM_CASH_MAX_CENTS
+    if type(amount) is not int or not 0 < amount <= most:
+        raise PatronError("invalid_amount", f"the amount is a whole number of cents from 1 to {most}")
     if not isinstance(player, str) or not player.strip():
         raise PatronError("unknown_patron", "name the patron (number, card or U-id)")
     if at is not None and not actor.is_system:

@@ -9,10 +9,12 @@ import hashlib
 import io
 from datetime import date
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from cardroom import wire
 from cardroom.access import Actor
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
@@ -48,6 +50,26 @@ class PatronError(CodedError):
     )
 
 
+def refuse_unfit(record, code: str, where: str = "") -> None:
+    """Refuse (`code`) a record a text of which is longer than its column: the lengths are
+    the model's own `max_length`, checked by Django's field validation before the row is
+    written, so PostgreSQL never refuses it with a 500."""
+    try:
+        record.clean_fields(exclude=[f.name for f in record._meta.concrete_fields if not f.max_length])
+    except ValidationError as invalid:
+        field, problems = next(iter(invalid.message_dict.items()))
+        raise PatronError(code, f"{where}{field}: {' '.join(problems)}") from None
+
+
+def refuse_unstorable(texts, code: str) -> None:
+    """Refuse (`code`) a NUL or a lone surrogate in any of these (name, text) pairs
+    (cardroom.wire's text check, the one every input meets)."""
+    for name, text in texts:
+        problem = wire.text_refusal(text) if isinstance(text, str) else None
+        if problem:
+            raise PatronError(code, f"{name} {problem}")
+
+
 # --- records --------------------------------------------------------------------------
 
 
@@ -67,17 +89,18 @@ def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: s
         raise PatronError("invalid_patron", "a TPPP link names both the company and the badge number")
     if number.startswith(UnidentifiedPatron.PREFIX):
         raise PatronError("invalid_patron", f"patron numbers do not start with {UnidentifiedPatron.PREFIX!r}")
+    patron = Patron(
+        number=number, card=card, display_name=display_name, legal_name=legal_name, date_of_birth=date_of_birth,
+        id_type=id_type or "", id_number=printed(id_number or ""), id_issuer=id_issuer or "", address=address or "",
+        tppp_company=tppp_company, tppp_badge=tppp_badge, created_at=timezone.now(), created_by=actor.name,
+    )
+    refuse_unfit(patron, "invalid_patron")
     with transaction.atomic():
         for value in filter(None, (number, card)):
             clash = _matching_keys(value, fields=("number", "card")).first()
             if clash is not None:
                 raise PatronError("duplicate_patron", f"{value!r} is already patron {clash.patron.number}'s number or card")
-        patron = Patron.objects.create(
-            number=number, card=card, display_name=display_name, legal_name=legal_name, date_of_birth=date_of_birth,
-            id_type=id_type, id_number=printed(id_number or ""), id_issuer=id_issuer, address=address,
-            tppp_company=tppp_company, tppp_badge=tppp_badge,
-            created_at=timezone.now(), created_by=actor.name,
-        )
+        patron.save(force_insert=True)
         _keys_write(patron)
         audit_record(actor=actor, action="patron", summary=f"patron {number} recorded", detail={"patron": patron.pk})
     return patron
@@ -91,6 +114,9 @@ def _keys_write(patron: Patron) -> None:
         if value:
             folded, skel, fold_skel = person_keys(value)
             rows.append(PatronKey(patron=patron, field=field, folded=folded, skeleton=skel, fold_skeleton=fold_skel))
+    for row in rows:
+        # A name within its column may still grow when folded (ß is ss) past the key's.
+        refuse_unfit(row, "invalid_patron", f"{row.field} compared as ")
     PatronKey.objects.bulk_create(rows)
 
 
@@ -252,6 +278,7 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise PatronError("invalid_list", "the file is not UTF-8 text") from None
+    refuse_unstorable([("the file", text), ("the file's name", filename)], "invalid_list")
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     if "name" not in header or not set(header) <= set(STATE_LIST_COLUMNS):
@@ -267,13 +294,14 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
             born = date.fromisoformat(row["date_of_birth"]) if row.get("date_of_birth") else None
         except ValueError:
             raise PatronError("invalid_list", f"line {line}: date_of_birth is written YYYY-MM-DD") from None
-        entries.append(
-            ExclusionEntry(
-                source="state", name=row["name"], date_of_birth=born, id_number=row.get("id_number", ""),
-                state_ref=row.get("state_ref", ""), added_at=now, added_by=actor.name,
-                **_entry_keys("name", row["name"]), **_entry_keys("number", row.get("id_number", "")),
-            )
+        entry = ExclusionEntry(
+            source="state", name=row["name"], date_of_birth=born, id_number=row.get("id_number", ""),
+            state_ref=row.get("state_ref", ""), added_at=now, added_by=actor.name,
+            **_entry_keys("name", row["name"]), **_entry_keys("number", row.get("id_number", "")),
         )
+        # The columns' own lengths; a name is named before its comparison forms.
+        refuse_unfit(entry, "invalid_list", f"line {line}: ")
+        entries.append(entry)
     with transaction.atomic():
         batch = ExclusionImport(
             filename=filename[:200], sha256=hashlib.sha256(content).hexdigest(), rows=len(entries),

@@ -35,6 +35,12 @@ def _refused(error: PatronError, status: int = 400) -> JsonResponse:
     return JsonResponse(error.as_result(), status=status)
 
 
+def _form_texts(data):
+    """Every (name, value) of a form or a query string, for the text check: a NUL typed
+    into a field (%00) would otherwise reach PostgreSQL, which keeps none."""
+    return [(name, value) for name, values in data.lists() for value in values]
+
+
 def _body(request) -> dict:
     payload = wire.request_json(request)
     if not isinstance(payload, dict):
@@ -47,6 +53,10 @@ def _body(request) -> dict:
 def patron_search(request, table_id: int):
     if not can_drive(Actor.from_request(request), table_id):
         return wire.api_error("not_authorized", "not your table", 403)
+    try:
+        identity.refuse_unstorable(_form_texts(request.GET), "invalid_command")
+    except PatronError as error:
+        return _refused(error)
     return JsonResponse({"ok": True, "patrons": identity.patron_lookup(request.GET.get("q", ""))})
 
 
@@ -189,6 +199,7 @@ def patron_list(request):
     if request.method == "POST":
         form = request.POST
         try:
+            identity.refuse_unstorable(_form_texts(form), "invalid_patron")
             born = date.fromisoformat(form["date_of_birth"]) if form.get("date_of_birth") else None
             patron = identity.patron_create(
                 actor=actor, number=form.get("number", ""), card=form.get("card", ""),
@@ -203,6 +214,8 @@ def patron_list(request):
         except PatronError as error:
             message, status = f"{error.code}: {error.message}", 400
     query = request.GET.get("q", "")
+    if wire.text_refusal(query):
+        query, message, status = "", f"invalid_patron: the search {wire.text_refusal(query)}", 400
     found = identity.patron_lookup(query, limit=50) if query else [p.public() for p in Patron.objects.all()[:100]]
     unidentified = UnidentifiedPatron.objects.filter(link__isnull=True).order_by("-created_at")[:50]
     return render(request, "patrons/list.html",
@@ -230,6 +243,7 @@ history_export = _csv_view(
 @require_POST
 def patron_link(request, unidentified_id: int):
     try:
+        identity.refuse_unstorable(_form_texts(request.POST), "invalid_patron")
         patron_id = int(request.POST.get("patron", ""))
         link = cash.patron_link(
             unidentified_id=unidentified_id, patron_id=patron_id, actor=Actor.from_request(request),

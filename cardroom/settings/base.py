@@ -332,3 +332,7 @@ CARDROOM_APP_DB_PASSWORD = os.environ.get("CARDROOM_APP_DB_PASSWORD") or (
 CARDROOM_MTL_THRESHOLD_CENTS = int(os.environ.get("CARDROOM_MTL_THRESHOLD_CENTS", "300000"))
 CARDROOM_CASH_WARNING_CENTS = int(os.environ.get("CARDROOM_CASH_WARNING_CENTS", "800000"))
 CARDROOM_CTR_THRESHOLD_CENTS = int(os.environ.get("CARDROOM_CTR_THRESHOLD_CENTS", "1000000"))
+# The most one cash transaction at a table may be (default 100000000, $1,000,000): far above
+# any chip purchase or jackpot paid at a table, so a larger amount is a typo or a forgery and
+# is refused (`invalid_amount`) before it reaches the log.
+CARDROOM_CASH_MAX_CENTS = int(os.environ.get("CARDROOM_CASH_MAX_CENTS", "100000000"))

@@ -18,6 +18,12 @@ MIN_SEATS, MAX_SEATS = 2, 8
 # The largest amount the ledger can record with room for the largest payout (500 to 1
 # on a Blind): $100 billion, far beyond any real wager, far within a 64-bit integer.
 MAX_AMOUNT = 10**13
+# The most any amount of a table configuration may be (limits, collection rates and fees,
+# side bet limits and wagers, a meter's starting amounts): the largest 32-bit integer,
+# $21,474,836.47. The configuration record keeps its limits in 32-bit columns, and no
+# table posts a limit or a fee anywhere near it; a larger amount is a typo, refused when
+# the change is filed, so it never reaches the approval queue.
+MAX_CONFIG_AMOUNT = 2_147_483_647
 MAX_TEXT = {"player": 64, "bettor": 64, "approved_by": 150, "reason": 500}
 STREETS = ("preflop", "flop", "river")
 
@@ -118,7 +124,7 @@ class TableConfig:
         if max_banks not in (1, 2) or type(max_banks) is not int:
             # The regulation allows two consecutive banks at most; a house may say one.
             raise CommandError("invalid_command", "max_consecutive_banks must be 1 or 2")
-        return cls(
+        checked = cls(
             seats=seats,
             paytable=paytable_from_config(value.get("paytable")),
             limits=Limits(**{n: limits.get(n) for n in names}),
@@ -130,6 +136,24 @@ class TableConfig:
             notice=notice_from_config(value.get("notice")),
             backline=backline_from_config(value.get("backline")),
         )
+        for name, amount in checked.amounts():
+            if amount is not None and amount > MAX_CONFIG_AMOUNT:
+                raise CommandError("invalid_command", f"{name} is more than {MAX_CONFIG_AMOUNT} cents")
+        return checked
+
+    def amounts(self):
+        """(name, cents) of every amount the configuration sets (None: not set)."""
+        yield from vars(self.limits).items()
+        for number, rate in enumerate(self.fee_schedule.rates if self.fee_schedule else (), start=1):
+            yield from ((f"fee_schedule rate {number} {name}", cents) for name, cents in vars(rate).items())
+        for bet in ("bad_beat", "pairs"):
+            banked = getattr(self.side_bets, bet)
+            if banked is not None:
+                yield from ((f"side_bets {bet}.min", banked.min), (f"side_bets {bet}.max", banked.max))
+        progressive = self.side_bets.progressive
+        if progressive is not None:
+            for name in ("wager", "seed", "start_meter", "start_reserve"):
+                yield f"side_bets progressive {name}", getattr(progressive, name)
 
     def to_config(self) -> dict:
         return {

@@ -119,6 +119,31 @@ def test_rehashing_an_altered_row_with_the_key_still_breaks_the_next_link(ledger
     assert f"BROKEN table {a.pk} collections seq 4: does not link to the row before it" in out
 
 
+def test_a_last_row_re_signed_with_the_key_and_the_head_left_alone_is_named(db):
+    """The end of a chain is its seq AND its hash: someone holding the key who rewrites the
+    last row and re-signs it (no row after it to break, no checkpoint over it yet), leaving
+    the table's head as it was, is named at the end of the chain (issue 33, finding 12)."""
+    from tables.integrity import verify_table
+    from tables.services import command_execute, table_create
+
+    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    for seat in (1, 2):
+        assert command_execute(table_id=table.pk, command={"type": "sit", "seat": seat, "player": f"P-{seat}"},
+                               actor="dealer-1").ok
+    assert verify_table(Table.objects.get(pk=table.pk)) == []
+    last = TableEvent.objects.filter(table=table).order_by("-seq").first()
+    last.actor = "someone-else"
+    forged = hashchain.link(last.prev_hash, last.chain_content(), last.hash_key)
+    sql("SET CONSTRAINTS ALL IMMEDIATE")  # this test's own inserts: their deferred checks first
+    tamper("tables_tableevent", "UPDATE tables_tableevent SET actor = %s, row_hash = %s WHERE id = %s",
+           [last.actor, forged, last.pk])
+    table = Table.objects.get(pk=table.pk)
+    assert (table.version, table.event_head) == (last.seq, last.row_hash) != (last.seq, forged)
+    (broken,) = verify_table(table)
+    assert (broken.table, broken.log, broken.seq) == (table.pk, "events", None)
+    assert f"chain ends at seq {last.seq}" in broken.problem
+
+
 def rehash_whole_chain(table, *, hash_key=None):
     """What someone with the app's database login but without the key can do: edit a
     row, then recompute every hash of the chain with plain SHA-256 and move the head."""

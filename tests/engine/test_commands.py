@@ -9,7 +9,7 @@ import random
 import pytest
 
 from rounds.engine.errors import ERROR_CODES, CommandError
-from rounds.engine.config import TableConfig
+from rounds.engine.config import MAX_CONFIG_AMOUNT, TableConfig
 from tests.engine.helpers import (
     QUICK_BOARD as BOARD,
     QUICK_PD as PD_HOLE,
@@ -375,6 +375,39 @@ def test_table_config_refusals():
         assert info.value.code == "invalid_command", table
 
 
+def _with_amount(family: str, cents: int) -> dict:
+    """A table configuration setting one amount of `family` to `cents`."""
+    progressive = {"wager": 100, "meter": {"name": "House", "meter_share": 50}}
+    where = {
+        "ante limit": {"limits": {"ante_max": cents}},
+        "trips limit": {"limits": {"trips_min": cents, "trips_max": cents}},
+        "fee rate": {"fee_schedule": {"rates": [{"min": 0, "max": cents, "player_fee": 100, "pd_fee": 100}]}},
+        "fee": {"fee_schedule": {"rates": [{"min": 0, "max": 100, "player_fee": cents, "pd_fee": 0}]}},
+        "side bet limit": {"side_bets": {"bad_beat": {"paytable": "BBB-01", "min": 100, "max": cents}}},
+        "progressive wager": {"side_bets": {"progressive": {**progressive, "wager": cents}}},
+        "meter seed": {"side_bets": {"progressive": {**progressive, "meter": {**progressive["meter"], "seed": cents}}}},
+        "meter start": {"side_bets": {"progressive": {**progressive, "meter": {**progressive["meter"], "meter": cents}}}},
+    }[family]
+    return {"seats": 6, **where}
+
+
+AMOUNT_FAMILIES = ["ante limit", "trips limit", "fee rate", "fee", "side bet limit", "progressive wager",
+                   "meter seed", "meter start"]
+
+
+@pytest.mark.parametrize("family", AMOUNT_FAMILIES)
+def test_a_configuration_amount_is_at_most_the_largest_32_bit_integer(family):
+    """Every amount a configuration sets is bounded where the engine checks it
+    (config.py MAX_CONFIG_AMOUNT, 2,147,483,647 cents), so a change that could never be
+    kept is refused when it is filed, not when a second supervisor approves it."""
+    assert MAX_CONFIG_AMOUNT == 2_147_483_647
+    TableConfig.from_config(_with_amount(family, MAX_CONFIG_AMOUNT))
+    for cents in (MAX_CONFIG_AMOUNT + 1, 10**20):
+        with pytest.raises(CommandError) as info:
+            TableConfig.from_config(_with_amount(family, cents))
+        assert info.value.code == "invalid_command" and "2147483647" in info.value.message, family
+
+
 # --- dealing procedures ---------------------------------------------------------------------
 
 # PD in seat 3; players in seats 5, 2 and 6 (seat order 2, 5, 6). A 13-card sequence.
@@ -528,6 +561,16 @@ def test_fee_nearest_rate(ante, fee):
     game = fee_table("players_not_pd", "ante", "per_betting_square")
     game, results = drive(game, open_round(10**7, [wager(1, ante)]))
     assert results[-1]["fees"] == [{"seat": 1, "payer": "player", "amount": fee}]
+
+
+@pytest.mark.parametrize("ante, lower_fee", [(2250, 20), (4500, 30), (8000, 40)],
+                         ids=["2000..2500", "4000..5000", "7000..9000"])
+def test_a_fee_basis_exactly_halfway_between_two_rates_pays_the_lower_rate(ante, lower_fee):
+    """docs/rules-decisions.md: in a gap, the nearer rate; exactly halfway, the lower one,
+    the cheaper for the payer (issue 33, finding 12)."""
+    game = fee_table("players_not_pd", "ante", "per_betting_square")
+    game, results = drive(game, open_round(10**7, [wager(1, ante)]))
+    assert results[-1]["fees"] == [{"seat": 1, "payer": "player", "amount": lower_fee}]
 
 
 def test_fee_schedule_has_at_most_five_rates():

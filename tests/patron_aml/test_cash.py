@@ -37,6 +37,41 @@ def test_three_purchases_at_two_tables_make_a_ctr_candidate_and_warned_at_8000(t
     assert {t.table_id for t in candidate["transactions"]} == {t1.pk, t2.pk}
 
 
+def test_a_day_total_of_exactly_10000_is_no_ctr_and_one_cent_more_is(tables, ann, actors):
+    """31 CFR 1021.311: a CTR is for MORE than $10,000 (issue 33, finding 12). A day total
+    of exactly $10,000.00 raises no ctr_required alert and is no CTR candidate; one cent
+    more is both."""
+    t1, t2 = tables
+    first = buy(t1, "P-1001", 600000, actors["dealer"])
+    buy(t2, "P-1001", 400000, actors["dealer"])
+    assert cash.day_total(f"patron:{ann.pk}", first.gaming_day, "in") == settings.CARDROOM_CTR_THRESHOLD_CENTS
+    assert list(CashAlert.objects.values_list("kind", flat=True)) == ["warning"]
+    assert cash.ctr_candidates(first.gaming_day) == []
+    crossing = buy(t1, "P-1001", 1, actors["dealer"])
+    ctr = CashAlert.objects.get(kind="ctr_required")
+    assert (ctr.total, ctr.transaction_id) == (1000001, crossing.pk)
+    (candidate,) = cash.ctr_candidates(first.gaming_day)
+    assert candidate["total"] == 1000001
+
+
+def test_six_oclock_exactly_is_the_new_gaming_day(tables, ann, settings):
+    """The gaming day starts AT 06:00:00 local (CARDROOM_GAMING_DAY_START): a purchase at
+    06:00:00 exactly counts in the new day, one a microsecond before in the previous one
+    (issue 33, finding 12)."""
+    t1, _ = tables
+    system = Actor.system("test")
+    zone = ZoneInfo(settings.TIME_ZONE)
+    day = datetime(2026, 3, 10).date()
+    start = datetime.combine(day, time(6, 0), tzinfo=zone)
+    assert calendar().gaming_day(start) == day
+    assert calendar().gaming_day(start - timedelta(microseconds=1)) == day - timedelta(days=1)
+    assert calendar().day_bounds(day)[0] == start
+    at_six = buy(t1, "P-1001", 500000, system, at=start)
+    just_before = buy(t1, "P-1001", 500000, system, at=start - timedelta(microseconds=1))
+    assert (at_six.gaming_day, just_before.gaming_day) == (day, day - timedelta(days=1))
+    assert not CashAlert.objects.exists()  # $5,000 on each of two gaming days: no line crossed
+
+
 def test_totals_are_per_gaming_day_and_per_direction(tables, ann, settings):
     t1, _ = tables
     system = Actor.system("test")
@@ -111,3 +146,19 @@ def test_an_unidentified_patrons_mtl_entry_is_linked_later(tables, ann, actors):
 def test_thresholds_default_to_the_regulations():
     assert (settings.CARDROOM_MTL_THRESHOLD_CENTS, settings.CARDROOM_CASH_WARNING_CENTS,
             settings.CARDROOM_CTR_THRESHOLD_CENTS) == (300000, 800000, 1000000)
+
+
+def test_cash_alerts_are_under_the_append_only_triggers(tables, ann, actors):
+    """A warning or a CTR mark, once written, is neither edited nor deleted: not by the
+    app's login, and not by the owner either, whom the append-only trigger refuses
+    (issue 33, finding 12)."""
+    from tests.db_access import assert_refused_to_both
+
+    buy(tables[0], "P-1001", 1000001, actors["dealer"])
+    warning, ctr = CashAlert.objects.order_by("id")
+    assert (warning.kind, ctr.kind) == ("warning", "ctr_required")
+    assert_refused_to_both(lambda: CashAlert.objects.filter(pk=ctr.pk).update(total=1))
+    assert_refused_to_both(lambda: CashAlert.objects.filter(pk=ctr.pk).update(kind="warning"))
+    assert_refused_to_both(lambda: CashAlert.objects.filter(pk=warning.pk).delete())
+    assert list(CashAlert.objects.order_by("id").values_list("kind", "total")) == [
+        ("warning", 1000001), ("ctr_required", 1000001)]

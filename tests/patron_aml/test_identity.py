@@ -1,8 +1,12 @@
 """Patrons: lookup, identification only for compliance and supervisors (audited), and
 the self-exclusion lists at the seat and at the cash (patrons/identity.py)."""
 
-import pytest
+from datetime import date
 
+import pytest
+from django.contrib.auth.models import Group, User
+
+from cardroom.access import Actor
 from cardroom.models import AuditEntry
 from patrons import cash, identity
 from patrons.identity import PatronError
@@ -67,6 +71,40 @@ def test_a_self_excluded_patron_is_refused_a_seat(tables, listed, actors):
     hits = ExclusionHit.objects.filter(action="seat", patron=listed)
     assert hits.exists() and hits.first().entry.state_ref == "CA-SE-1"
     assert sit(t1, "P-1001", 1, actors["dealer"]).ok  # Ann is not listed
+
+
+def test_a_namesake_born_on_another_day_is_not_refused_a_seat_as_if_listed(tables, actors):
+    """The list names Dana Cruz born 1950-01-01; the patron Dana Cruz born 1985-06-07 is
+    another person and sits (issue 33, finding 12). The same name born that day, or a
+    patron whose date of birth the house does not know, is refused."""
+    t1, _ = tables
+    identity.state_list_import(actor=actors["compliance"], filename="state.csv",
+                               content=b"name,date_of_birth\nDana Cruz,1950-01-01\n")
+    namesake = identity.patron_create(actor=actors["compliance"], number="P-3001", display_name="Dana C.",
+                                      legal_name="Dana Cruz", date_of_birth=date(1985, 6, 7))
+    listed = identity.patron_create(actor=actors["compliance"], number="P-3002", display_name="Dana C.",
+                                    legal_name="DANA CRUZ", date_of_birth=date(1950, 1, 1))
+    unknown_birth = identity.patron_create(actor=actors["compliance"], number="P-3003", display_name="Dana C.",
+                                           legal_name="Dana Cruz")
+    assert sit(t1, namesake.number, 1, actors["dealer"]).ok
+    assert not ExclusionHit.objects.exists()
+    assert sit(t1, listed.number, 2, actors["dealer"]).code == "self_excluded"
+    assert sit(t1, unknown_birth.number, 3, actors["dealer"]).code == "self_excluded"
+    assert set(ExclusionHit.objects.values_list("patron__number", flat=True)) == {"P-3002", "P-3003"}
+    assert Table.objects.get(pk=t1.pk).state["occupants"] == {"1": "P-3001"}
+
+
+@pytest.mark.parametrize("who", ["admin", "superuser", "manager", "count_team"])
+def test_the_service_refuses_identification_to_anyone_but_compliance_and_supervisors(ann, who):
+    """Not the pages alone: `identification_read` itself refuses an admin (and a Django
+    superuser, whose role is admin), a manager, the count team (issue 33, finding 12)."""
+    user = User.objects.create_user(f"{who}-1", password="pw", is_superuser=who == "superuser")
+    if who != "superuser":
+        user.groups.add(Group.objects.get_or_create(name=who)[0])
+    with pytest.raises(PatronError) as refused:
+        identity.identification_read(ann, actor=Actor.of(user), why="curious")
+    assert refused.value.code == "not_authorized"
+    assert not AuditEntry.objects.filter(action="identification_read").exists()
 
 
 def test_the_house_list_sits_beside_the_states(tables, ann, actors):

@@ -272,3 +272,31 @@ def test_failing_the_tablets_approval_login_locks_that_form_not_the_supervisors_
     assert approved.status_code == 200 and approved.json()["result"]["ok"]
     assert Table.objects.get(pk=table.pk).state["round"] is None
     assert TableEvent.objects.filter(table=table, command_type="void_round").count() == 1
+
+
+# --- configuration amounts (issue 33, finding 9) ---------------------------------------
+
+# One amount of each family a configuration sets, at 10^20 cents (the probe's ante_min).
+HUGE = 10**20
+HUGE_CHANGES = {
+    "limits": {"limits": {"ante_min": HUGE}},
+    "fee rate": {"fee_schedule": {"rates": [{"min": 0, "max": HUGE, "player_fee": 100, "pd_fee": 100}]}},
+    "side bet": {"side_bets": {"pairs": {"paytable": "UPB-1", "max": HUGE}}},
+}
+
+
+@pytest.mark.parametrize("change", HUGE_CHANGES.values(), ids=HUGE_CHANGES.keys())
+def test_a_configuration_amount_of_10_to_the_20_is_refused_when_filed_and_never_queued(make_table, change):
+    supervisor = person("sam", "supervisor")
+    table = make_table()
+    client = Client()
+    client.force_login(supervisor)
+    before = state_of(table)
+    body = json.dumps({"kind": "config", "payload": {"reason": "new limits", "config": change}})
+    response = client.post(f"/api/tables/{table.pk}/approvals", body, content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_command", response.content
+    assert "2147483647" in response.json()["error"]["message"]
+    assert not Approval.objects.exists()  # nothing waits in the queue to be approved
+    response = client.post(f"/api/tables/{table.pk}/config", json.dumps({"config": change}), content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_command"
+    assert state_of(table) == before

@@ -175,6 +175,21 @@ def test_a_stale_version_is_refused_with_the_current_state(make_table):
     assert sorted(stale.result["state"]["game"]["occupants"]) == ["1", "2"]
 
 
+def test_a_command_whose_version_is_ahead_of_the_tables_is_refused(make_table):
+    """A version the table has not reached is as stale as one it has passed: the tablet
+    saw a state that never was, and nothing is done (issue 33, finding 12)."""
+    table = make_table()
+    run_ok(table, {"type": "sit", "seat": 1, "player": "P-1"})
+    for ahead in (2, 10**6):
+        outcome = command_execute(table_id=table.pk, command={"type": "sit", "seat": 2, "player": "P-2", "version": ahead},
+                                  actor="a")
+        assert outcome.result["error"]["code"] == "stale_version", ahead
+        assert outcome.result["state"]["version"] == 1
+    table.refresh_from_db()
+    assert table.version == 1 and table.state["occupants"] == {"1": "P-1"}
+    assert TableEvent.objects.filter(table=table).count() == 1
+
+
 @pytest.mark.parametrize(
     "model, kwargs",
     [

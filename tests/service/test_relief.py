@@ -234,6 +234,19 @@ def test_the_board_shows_the_next_pushes_and_who_is_late_until_they_take_over(fl
     assert {(item.dealer, item.table) for item in late} == {("ana", "UTH-2")}
 
 
+def test_an_incoming_dealer_is_late_at_the_grace_period_itself(floor, settings):
+    """Late AT CARDROOM_RELIEF_LATE_MINUTES after the push, not only after it: the floor
+    must see the dealer the moment the grace is used up (issue 33, finding 12)."""
+    _, _, _, (start, end) = shift_now()
+    starts = start + (end - start) / 4
+    plan(floor, ["ben", "ana", "cal"], ["table", "other"], starts_at=starts)
+    at_grace = starts + timedelta(minutes=settings.CARDROOM_RELIEF_LATE_MINUTES)
+    assert relief_board(at_grace - timedelta(microseconds=1))["late"] == []
+    late = relief_board(at_grace)["late"]
+    assert {(item.dealer, item.table, item.minutes) for item in late} == {
+        ("ben", "UTH-1", settings.CARDROOM_RELIEF_LATE_MINUTES), ("ana", "UTH-2", settings.CARDROOM_RELIEF_LATE_MINUTES)}
+
+
 def test_the_floor_and_the_relief_page_show_the_pushes_and_the_handovers(floor, client):
     plan(floor, ["ben", "ana"], ["table"])
     handover_take(table_id=floor["table"].pk, actor=Actor.of(floor["ben"]))

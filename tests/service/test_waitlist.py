@@ -60,6 +60,23 @@ def test_a_waitlisted_player_is_called_and_seated_and_every_step_is_kept(floor):
     assert WaitlistEvent.objects.count() == before
 
 
+def test_call_next_never_calls_an_entry_already_called(floor):
+    """Two seats open one after the other: the second call is the next player's, not the
+    one already called and on their way (issue 33, finding 12); with everyone called,
+    nobody is left to call."""
+    client, table, game = floor
+    post(client, action="add", game=game, player="P-1001")
+    post(client, action="add", game=game, player="P-1002")
+    assert b"P-1001 called to UTH-7" in post(client, action="call", game=game, table=table.pk).content
+    second = post(client, action="call", game=game, table=table.pk)
+    assert b"P-1002 called to UTH-7" in second.content and b"P-1001 called" not in second.content
+    called = WaitlistEvent.objects.filter(kind="called").values_list("entry__player", flat=True)
+    assert sorted(called) == ["P-1001", "P-1002"]
+    third = post(client, action="call", game=game, table=table.pk)
+    assert third.status_code == 409 and b"nobody_waiting" in third.content
+    assert WaitlistEvent.objects.filter(kind="called").count() == 2
+
+
 def test_a_second_tppp_is_refused_a_seat_with_the_engines_code(floor):
     client, table, game = floor
     assert command_execute(table_id=table.pk, actor="test",
