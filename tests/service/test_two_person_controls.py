@@ -26,7 +26,7 @@ from tables.approvals import (
 )
 from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, TableConfig, TableEvent
 from tables.selectors import server_snapshot
-from tables.services import command_execute, table_create, table_open_close
+from tables.services import command_execute, table_create, table_open_close, table_retire
 from tests.engine.test_sidebets import PROGRESSIVE
 
 from .test_access import assign, person
@@ -244,6 +244,13 @@ def test_no_other_request_passes_for_a_first_configuration(floor):
     with pytest.raises(CommandError) as dealer:
         first_configuration_request(actor=dan, table_id=new.pk, reason="mine")
     assert dealer.value.code == "not_authorized"
+    # The first configuration filed with the table was refused; then the table was retired.
+    approval_decide(approval_id=Approval.objects.get(table=new).pk, decider=Actor.of(floor["sue"]), approve=False,
+                    via="device")
+    table_retire(table_id=new.pk, actor=sam, reason="never opened")
+    with pytest.raises(CommandError) as retired:
+        first_configuration_request(actor=sam, table_id=new.pk, reason="after all")
+    assert retired.value.code == "wrong_state" and "retired" in retired.value.message
     assert Approval.objects.count() == 1  # the one table_create filed
 
 
