@@ -5,6 +5,9 @@ own device (the approval queue) or on the tablet with their own credentials. Bot
 identities are stored. On approval the action is carried out at once through the
 command service (void), or recorded as a reversing entry (correction), or as a new
 configuration version (configuration).
+
+A configuration (a change, or a new table's first one) is two supervisors' act: filed by
+a supervisor and decided in the queue, on their own device, by another (docs/controls.md).
 """
 
 import hashlib
@@ -26,7 +29,14 @@ from rounds.models import Round
 
 from .events import floor_row_changed_on_commit, table_refreshed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table, approval_status
-from .services import CommandOutcome, command_execute, merged_config, round_correct, table_configure
+from .services import (
+    CommandOutcome,
+    command_execute,
+    is_first_configuration,
+    merged_config,
+    round_correct,
+    table_configure,
+)
 
 VIA = ("device", "tablet")
 # What each kind of request carries (anything else is refused, not stored).
@@ -187,6 +197,9 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
     the request once it is committed."""
     if kind not in dict(Approval.KINDS):
         raise CommandError("invalid_command", f"unknown approval kind {kind!r}")
+    if kind == "config" and actor.role != "supervisor":
+        # Two supervisors: a dealer's request would leave the whole decision to one.
+        raise CommandError("not_authorized", "a configuration change is requested by a supervisor")
     if not can_drive(actor, table_id):
         raise CommandError("not_authorized", f"{actor.name} does not work this table")
     if not isinstance(payload, dict):
@@ -198,27 +211,60 @@ def approval_request(*, actor: Actor, table_id: int, kind: str, payload: dict) -
     with transaction.atomic():
         table = locks.table(table_id)
         round_number = _round_of(table, kind, payload)
-        approval = Approval.objects.create(
-            table=table,
-            kind=kind,
-            round_number=round_number,
-            payload=payload,
-            requested_by_id=actor.user_id,
-            requested_role=actor.role,
-            requested_session=actor.recorded_session,
-            requested_address=actor.address[:64],
-            requested_at=timezone.now(),
-        )
-        audit_record(
-            actor=actor,
-            action="approval_requested",
-            table_id=table.pk,
-            summary=f"{kind} requested at {table.name}" + (f" round {round_number}" if round_number else ""),
-            detail={"approval": approval.pk, "payload": payload},
-        )
-        floor_row_changed_on_commit(table.pk)
+        approval = _filed(actor, table, kind, payload, round_number)
         if kind == "void":
             table_refreshed_on_commit(table.pk)  # every screen of the table shows the request
+    return approval
+
+
+def first_configuration_request(*, actor: Actor, table_id: int, reason, change: dict | None = None) -> Approval:
+    """A new table's first configuration filed again, from the setup page, once the one
+    filed with the table was refused: the table's whole configuration as it stands, with
+    `change` (the keys a setup section changes) merged over it, for another supervisor to
+    decide in the queue. Its approval, and no other, lets the table open. A supervisor's
+    only; refused while the table's configuration is approved, or while a first
+    configuration of it already waits."""
+    if actor.role != "supervisor":
+        raise CommandError("not_authorized", "a table's first configuration is requested by a supervisor")
+    reason = checked_text("reason", reason)
+    if change is not None and not isinstance(change, dict):
+        raise CommandError("invalid_command", "a configuration change is an object")
+    with transaction.atomic():
+        table = locks.table(table_id)
+        if table.retired:
+            raise CommandError("wrong_state", f"{table.name} is retired")
+        if table.config_approved:
+            raise CommandError("wrong_state", f"{table.name}'s first configuration is approved: request a change instead")
+        waiting = Approval.objects.filter(table=table, kind="config", decision__isnull=True)
+        if any(is_first_configuration(a) for a in waiting):
+            raise CommandError("wrong_state", f"{table.name}'s first configuration already waits in the queue")
+        config = EngineConfig.from_config(merged_config(table.state["config"], change or {})).to_config()
+        return _filed(actor, table, "config", {"reason": reason, "config": config, "first": True}, None)
+
+
+def _filed(actor: Actor, table: Table, kind: str, payload: dict, round_number: int | None) -> Approval:
+    """The request's row and its audit row; the floor's row of the table shows it once
+    committed."""
+    approval = Approval.objects.create(
+        table=table,
+        kind=kind,
+        round_number=round_number,
+        payload=payload,
+        requested_by_id=actor.user_id,
+        requested_role=actor.role,
+        requested_session=actor.recorded_session,
+        requested_address=actor.address[:64],
+        requested_at=timezone.now(),
+    )
+    first = " (its first configuration)" if is_first_configuration(approval) else ""
+    audit_record(
+        actor=actor,
+        action="approval_requested",
+        table_id=table.pk,
+        summary=f"{kind} requested at {table.name}" + (f" round {round_number}" if round_number else "") + first,
+        detail={"approval": approval.pk, "payload": payload},
+    )
+    floor_row_changed_on_commit(table.pk)
     return approval
 
 
@@ -226,7 +272,11 @@ def approval_request_approved_here(*, actor: Actor, table_id: int, kind: str, pa
     """The request and a supervisor's approval at once, on the requester's device with the
     supervisor's own credentials (`approver`: username and password). The credentials are
     checked first: a failed attempt leaves no request behind. `tablet_actor(user)` is the
-    supervisor as an actor of this request (its session and address). All or nothing."""
+    supervisor as an actor of this request (its session and address). All or nothing.
+    Not for a configuration: that is filed by a supervisor and decided in the queue by
+    another (refused before any credential is looked at)."""
+    if kind == "config":
+        raise CommandError("not_authorized", CONFIG_DECIDED_IN_THE_QUEUE)
     supervisor = _approver_login(table_id=table_id, approver=approver, actor=actor)
     with transaction.atomic():
         approval = approval_request(actor=actor, table_id=table_id, kind=kind, payload=payload)
@@ -258,10 +308,17 @@ def _round_of(table: Table, kind: str, payload: dict) -> int | None:
     return None
 
 
+CONFIG_DECIDED_IN_THE_QUEUE = (
+    "a configuration is decided in the approval queue, on the deciding supervisor's own device, not on a tablet"
+)
+
+
 def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str):
-    """A supervisor other than the requester decides, on their own session and address
-    (both are kept). Returns the decision and, for an approved void, the outcome of the
-    void command."""
+    """A supervisor other than the requester (another person: another user, not another
+    session) decides, on their own session and address (both are kept). A configuration
+    is decided only in the queue (`via` device), and approved only when a supervisor
+    filed it. Returns the decision and, for an approved void, the outcome of the void
+    command."""
     if type(approve) is not bool:
         raise CommandError("invalid_command", "approve is true or false")
     if via not in VIA:
@@ -279,6 +336,12 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             raise CommandError("not_authorized", "only a supervisor approves")
         if decider.user_id == approval.requested_by_id:
             raise CommandError("not_authorized", "the requester cannot approve their own request")
+        if approval.kind == "config" and via != "device":
+            raise CommandError("not_authorized", CONFIG_DECIDED_IN_THE_QUEUE)
+        if approval.kind == "config" and approve and approval.requested_role != "supervisor":
+            # Filed before dealers were refused (approval_request): refuse it, file it again.
+            raise CommandError("not_authorized", "a configuration change filed by a dealer is refused, not approved: "
+                                                 "a supervisor files it again")
         if ApprovalDecision.objects.filter(approval=approval).exists():
             raise CommandError("wrong_state", "this request has already been decided")
         expired = approval_status(approval) == "expired"
@@ -322,6 +385,7 @@ def _carry_out(approval: Approval, actor: Actor) -> CommandOutcome | RoundCorrec
         )
     if approval.kind == "config":
         return table_configure(
-            table_id=approval.table_id, config=approval.payload["config"], changed_by=actor, approved=True
+            table_id=approval.table_id, config=approval.payload["config"], changed_by=actor, approved=True,
+            first=is_first_configuration(approval),
         )
     return round_correct(approval=approval)

@@ -15,6 +15,7 @@ from random import Random
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
@@ -55,6 +56,14 @@ MAX_MESSAGE_LENGTH = 500
 FIRST_CONFIG_REASON = "a new table's first configuration"
 
 
+def is_first_configuration(approval: Approval) -> bool:
+    """A table's first configuration request: the one table_create files, or one filed
+    again from the setup page after a refusal (tables.approvals.first_configuration_request).
+    Only its approval opens the table. `first` is the services' own mark: a request filed
+    through the API cannot carry it (tables.approvals.PAYLOAD_FIELDS)."""
+    return approval.kind == "config" and approval.payload.get("first") is True
+
+
 @dataclass(frozen=True)
 class CommandOutcome:
     result: dict  # {"ok": true, ...} or {"ok": false, "error": {...}}
@@ -89,12 +98,15 @@ def table_create(
     set to them anyway, for a replay; collections_fees/jackpot.py).
 
     Made by the system (seed_demo, replay: a name), the table is ready. Made by a person,
-    it is created closed with its first configuration waiting for a second supervisor:
-    a configuration request is filed with it (tables/approvals.py), and the table cannot
-    open (`config_not_approved`) until that request is approved. `at` is when the table
+    a supervisor (anyone else: `not_authorized`), it is created closed with its first
+    configuration waiting for a second supervisor: a configuration request marked `first`
+    is filed with it (tables/approvals.py), and the table cannot open (`config_not_approved`)
+    until that request, and no other, is approved. `at` is when the table
     was set up, for one that plays a past shift (the demo seed, a system process): its
     configuration and meter then date from then, before the rounds it plays; by default, now."""
     actor = _as_actor(created_by)
+    if not actor.is_system and actor.role != "supervisor":
+        raise CommandError("not_authorized", "only a supervisor sets up a table")
     if at is not None and not actor.is_system:
         raise CommandError("not_authorized", "only the system's own processes date a table in the past")
     if not isinstance(name, str) or not name.strip():
@@ -115,7 +127,7 @@ def table_create(
             first = Approval.objects.create(
                 table=table,
                 kind="config",
-                payload={"reason": FIRST_CONFIG_REASON, "config": engine_config.to_config()},
+                payload={"reason": FIRST_CONFIG_REASON, "config": engine_config.to_config(), "first": True},
                 requested_by_id=actor.user_id,
                 requested_role=actor.role,
                 requested_session=actor.recorded_session,
@@ -137,12 +149,18 @@ def table_create(
     return table
 
 
-def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, approved: bool = False) -> TableConfig:
+def table_configure(
+    *, table_id: int, config: dict, changed_by: Actor | str, approved: bool = False, first: bool = False
+) -> TableConfig:
     """A new configuration version, effective now. Between rounds only: a round always
     plays under the one configuration it opened with. A person changes a table's
     configuration, open or closed, only through a second supervisor's approval
     (tables.approvals passes `approved`); the system's own actors (seed_demo, replay,
     management commands) need none.
+    Only the approval of the table's own first configuration (`first`) lets a new table
+    open; until then no other change is carried out (`wrong_state`): a later change
+    approved first would open the table on a configuration no second supervisor saw
+    whole, and the first one, approved after it, would undo it.
     `config` names the keys it changes; every other key stays as the table has it (a
     change that switches the rotation policy on keeps the fee schedule and the pay table),
     and a key given as null goes back to its default (`"side_bets": null`: none offered)."""
@@ -161,7 +179,11 @@ def table_configure(*, table_id: int, config: dict, changed_by: Actor | str, app
             raise CommandError(
                 "approval_required", "a configuration change needs a second supervisor: request it for approval"
             )
-        if approved:
+        if approved and not first and not table.config_approved:
+            raise CommandError(
+                "wrong_state", f"{table.name}'s first configuration is approved before any change to it"
+            )
+        if approved and first:
             table.config_approved = True
         table.seats = engine_config.seats
         version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
@@ -626,13 +648,20 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
     """A person's void must name an approval granted by another person (a supervisor)
     for this round; the engine then records that supervisor as `approved_by`. A person's
     `confirm_award` is a supervisor's own (on their device, or logged in on the tablet),
-    recorded under their name, and so is a person's `start_game` (game-rules 2A.3).
+    recorded under their name, by a supervisor who drove none of the round
+    (_drove_the_round), and so is a person's `start_game` (game-rules 2A.3).
     System processes (replay files) state `approved_by` themselves."""
     if actor.is_system or not isinstance(command, dict):
         return command
     if command.get("type") == "confirm_award":
         if actor.role != "supervisor":
             raise CommandError("not_authorized", "a progressive award is confirmed by a supervisor")
+        if game.round is not None and _drove_the_round(table, game.round.number, actor):
+            raise CommandError(
+                "not_authorized",
+                f"{actor.name} sent commands of round {game.round.number}: a progressive award is confirmed "
+                "by a supervisor who took no part in the round",
+            )
         return {**command, "approved_by": actor.name}
     if command.get("type") == "start_game":
         if actor.role != "supervisor":
@@ -657,6 +686,18 @@ def _approved(table: Table, game: TableGame, command: dict, actor: Actor) -> dic
     # `approval` is the service's field, not the engine's (which refuses fields it does not take).
     fields = {k: v for k, v in command.items() if k != "approval"}
     return {**fields, "approved_by": decision.decided_by.get_username(), "reason": approval.payload["reason"]}
+
+
+def _drove_the_round(table: Table, number: int, actor: Actor) -> bool:
+    """Whether `actor` is the actor of any of round `number`'s events so far: its
+    `open_round` and every event after it, in the table's hash-chained event log. By
+    person, not by session: the log names each event's person by their username, one
+    user's and unique, so the same supervisor on another device or in another login
+    session is the same name (docs/controls.md)."""
+    opened = TableEvent.objects.filter(table_id=table.pk, command_type="open_round", result__round=number)
+    return TableEvent.objects.filter(
+        table_id=table.pk, seq__gte=Subquery(opened.values("seq")[:1]), actor=actor.name
+    ).exists()
 
 
 def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> dict:

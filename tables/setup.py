@@ -16,7 +16,7 @@ from rounds.engine.paytables import paytable_from_config
 from rounds.engine.config import TableConfig as EngineConfig
 
 from .models import Approval, Table
-from .services import FIRST_CONFIG_REASON, merged_config
+from .services import is_first_configuration, merged_config
 
 # Words for the configuration's keys (docs/commands.md, `table`); a key not named here
 # is shown by its own name.
@@ -174,8 +174,29 @@ def request_changes(approval: Approval) -> list[Change] | None:
         asked = asked_config(approval.table, approval.payload["config"])
     except CommandError:  # the configuration moved on under it: it will be refused on approval
         return None
-    first = approval.payload.get("reason") == FIRST_CONFIG_REASON and not approval.table.config_approved
+    first = is_first_configuration(approval) and not approval.table.config_approved
     return config_changes(None if first else approval.table.state["config"], asked)
+
+
+@dataclass(frozen=True)
+class FirstConfiguration:
+    """Where a table's first configuration stands, for its setup page: `approved` (the
+    table may open), `waiting` (its request is in the queue) or `refused` (no request
+    waits: it is filed again from the setup page), with the last refusal's decision."""
+
+    state: str
+    refusal: object | None = None  # the ApprovalDecision of the last refused first configuration
+
+
+def first_configuration(table: Table) -> FirstConfiguration:
+    if table.config_approved:
+        return FirstConfiguration("approved")
+    firsts = [a for a in Approval.objects.filter(table=table, kind="config").select_related("decision__decided_by")
+              .order_by("-requested_at", "-pk") if is_first_configuration(a)]
+    if any(getattr(a, "decision", None) is None for a in firsts):
+        return FirstConfiguration("waiting")
+    refused = next((a.decision for a in firsts), None)
+    return FirstConfiguration("refused", refused)
 
 
 # Sample Antes for the fee preview, in cents, when the supervisor names none.

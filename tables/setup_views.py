@@ -3,6 +3,10 @@ retire it. Every change is shown against the version in force (tables/setup.py) 
 becomes a request that a second supervisor approves in the queue (tables/approvals.py);
 nothing here changes a configuration itself. The engine's `TableConfig.from_config`
 checks every change: a refusal is shown on the form with its code, and nothing is filed.
+
+A new table opens only once its own first configuration is approved. When that request
+was refused, it is filed again from here: as the configuration stands, or with a
+section's change, which then becomes the first configuration asked for.
 """
 
 from django.contrib import messages
@@ -14,7 +18,7 @@ from tables.setup_forms import SECTIONS, TableCreateForm
 from collections_fees.counts import boxes_now
 from collections_fees.models import JackpotMeter
 from rounds.engine.errors import CommandError
-from tables.approvals import approval_request
+from tables.approvals import approval_request, first_configuration_request
 from tables.models import Approval, Table, TableStatusChange
 from tables.services import table_create, table_retire
 from tables.setup import (
@@ -22,6 +26,7 @@ from tables.setup import (
     asked_config,
     config_changes,
     fee_preview,
+    first_configuration,
     request_changes,
 )
 
@@ -75,6 +80,7 @@ def table_setup(request, table_id: int, section: str | None = None):
     progressive = (config.get("side_bets") or {}).get("progressive")
     return render(request, "staff/table_setup.html", {
         "table": table, "config": config, "forms": forms, "review": review, "pending": pending,
+        "first": first_configuration(table),
         "preview": (review or {}).get("preview") or (fee_preview(fees, SAMPLE_ANTES, table.seats) if fees else None),
         "meter": JackpotMeter.objects.filter(name=progressive["meter"]["name"]).first() if progressive else None,
         "boxes": boxes_now([table])[table.pk],
@@ -104,15 +110,41 @@ def _review(request, table: Table, form) -> dict | None:
     if not (form.cleaned_data.get("reason") or "").strip():
         form.add_error("reason", "a request says why (the deciding supervisor reads it)")
         return review
+    # A table whose first configuration was refused asks for it again with this change in it.
+    first = first_configuration(table).state == "refused"
     try:
-        approval_request(actor=Actor.from_request(request), table_id=table.pk, kind="config",
-                         payload={"reason": form.cleaned_data["reason"], "config": change})
+        if first:
+            first_configuration_request(actor=Actor.from_request(request), table_id=table.pk,
+                                        reason=form.cleaned_data["reason"], change=change)
+        else:
+            approval_request(actor=Actor.from_request(request), table_id=table.pk, kind="config",
+                             payload={"reason": form.cleaned_data["reason"], "config": change})
     except CommandError as err:
         form.add_error(None, _refused(err))
         return review
-    messages.success(request, f"{form.title}: {len(review['changes'])} change(s) sent to the approval queue; "
-                              "another supervisor decides.")
+    if first:
+        messages.success(request, f"{form.title}: the table's first configuration, with this change, sent to the "
+                                  "approval queue; another supervisor decides.")
+    else:
+        messages.success(request, f"{form.title}: {len(review['changes'])} change(s) sent to the approval queue; "
+                                  "another supervisor decides.")
     return {**review, "filed": True}
+
+
+@page_for("supervisor")
+@require_POST
+def table_first_configuration(request, table_id: int):
+    """The table's first configuration, refused, filed again as it stands."""
+    table = get_object_or_404(Table, pk=table_id)
+    try:
+        first_configuration_request(actor=Actor.from_request(request), table_id=table.pk,
+                                    reason=request.POST.get("reason", ""))
+    except CommandError as err:
+        messages.error(request, f"Not filed: {_refused(err)}")
+    else:
+        messages.success(request, f"{table.name}'s first configuration sent to the approval queue again; "
+                                  "another supervisor decides.")
+    return redirect("table-setup", table_id=table.pk)
 
 
 @page_for("supervisor")

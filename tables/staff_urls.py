@@ -12,6 +12,8 @@ urlpatterns = [
     path("staff/tables/", setup_views.table_list, name="table-list"),
     path("staff/tables/<int:table_id>/", setup_views.table_setup, name="table-setup"),
     path("staff/tables/<int:table_id>/retire", setup_views.table_retirement, name="table-retire"),
+    path("staff/tables/<int:table_id>/first-configuration", setup_views.table_first_configuration,
+         name="table-first-configuration"),
     path("staff/tables/<int:table_id>/<slug:section>/", setup_views.table_setup, name="table-setup-section"),
     path("api/tables/<int:table_id>/approvals", approval_views.approval_create, name="approval-create"),
     path("api/tables/<int:table_id>/commands/confirmed-here", approval_views.command_confirmed_here, name="command-confirmed-here"),

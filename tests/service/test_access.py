@@ -155,7 +155,7 @@ def test_a_void_reason_the_void_would_refuse_is_refused_when_asked_for(staff):
 
 
 def test_approvals_and_audit_rows_are_append_only(staff):
-    approval = approval_request(actor=Actor.of(staff["dealer"]), table_id=staff["table"].pk, kind="config",
+    approval = approval_request(actor=Actor.of(staff["sup"]), table_id=staff["table"].pk, kind="config",
                                 payload={"reason": "new limits", "config": {"paytable": "UTH-02"}})
     for statement in (
         lambda: Approval.objects.filter(pk=approval.pk).update(round_number=3),
@@ -196,7 +196,8 @@ def test_an_open_tables_configuration_changes_only_with_an_approval(staff):
     table.refresh_from_db()
     assert table.config.version == 1
 
-    approval = approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="config",
+    # Filed by a supervisor (a dealer may not: tests/service/test_two_person_controls.py), decided by another.
+    approval = approval_request(actor=sup, table_id=table.pk, kind="config",
                                 payload={"reason": "new paytable", "config": {"paytable": "UTH-02"}})
     _, version = approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
     assert version.version == 2 and version.paytable == "UTH-02"
@@ -257,7 +258,7 @@ def test_switching_a_progressive_on_places_the_jackpot_box_with_the_configuratio
     # painted on another table's box): no version, no placement.
     taken = DropBox.objects.create(identifier=f"JACKPOT-{table.pk}", kind="jackpot", table=staff["other"],
                                    registered_by="sam", registered_at=now)
-    refused_request = approval_request(actor=Actor.of(staff["dealer"]), table_id=table.pk, kind="config",
+    refused_request = approval_request(actor=Actor.of(staff["sup2"]), table_id=table.pk, kind="config",
                                        payload={"reason": "progressive", "config": progressive})
     with pytest.raises(CommandError) as refused:
         approval_decide(approval_id=refused_request.pk, decider=Actor.of(staff["sup"]), approve=True, via="device")
