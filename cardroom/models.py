@@ -50,6 +50,10 @@ class AuditEntry(models.Model):
     prev_hash = models.CharField(max_length=64, blank=True, default="")
     row_hash = models.CharField(max_length=64, blank=True, default="")
     hash_key = models.CharField(max_length=32, blank=True, default="")
+    # The house chain (cardroom/audit.py `audit_record`): every other audit row (refusals,
+    # approvals, logins, counts, patron work, setup) is keyed hash-chained in one chain,
+    # its head on the one AuditHouseHead row. NULL: a row of a table's chain.
+    house_seq = models.PositiveBigIntegerField(null=True, blank=True, unique=True)
 
     class Meta:
         ordering = ["-at", "-id"]
@@ -76,7 +80,16 @@ class AuditEntry(models.Model):
             "action": self.action,
             "summary": self.summary,
             "detail": self.detail,
-        }
+        } | ({"house_seq": self.house_seq} if self.house_seq is not None else {})
+
+
+class AuditHouseHead(models.Model):
+    """The house audit chain's head: its last seq and row hash. One row (pk 1), moved by
+    `audit_record` under its row lock with every audit row that is not a table's command
+    row; never deleted (the app's role holds no DELETE on it, cardroom/db_roles.py)."""
+
+    seq = models.PositiveBigIntegerField(default=0)
+    head = models.CharField(max_length=64, default=hashchain.GENESIS)
 
 
 class SignedCheckpoint(models.Model):

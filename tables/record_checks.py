@@ -22,7 +22,9 @@ from collections import Counter, defaultdict
 
 from django.db.models import Q
 
-from cardroom.models import AuditEntry
+from cardroom import checkpoints as cp
+from cardroom.audit import HOUSE_HEAD_ROW
+from cardroom.models import AuditEntry, AuditHouseHead
 from collections_fees.models import ExportManifest
 from patrons.models import ExclusionEntry, ExclusionHit, ExclusionImport, entries_digest
 
@@ -280,3 +282,32 @@ def audit_chain_problems(tables) -> list[str]:
         if broken is not None:
             problems.append(str(broken))
     return problems
+
+
+class _HouseLink:
+    """A house audit row as `first_break` reads a chain's row: its place is `house_seq`."""
+
+    gaming_day = None
+
+    def __init__(self, entry: AuditEntry):
+        self.seq = entry.house_seq
+        self.prev_hash, self.row_hash, self.hash_key = entry.prev_hash, entry.row_hash, entry.hash_key
+        self.chain_content = entry.chain_content
+
+
+def house_audit_problems() -> list[str]:
+    """The house audit chain (every audit row but the tables' command rows, cardroom/audit.py
+    `audit_record`) against its head row: a row altered, deleted, inserted, re-hashed
+    without the key, or the last rows cut. The chain was keyed from its first row."""
+    head = AuditHouseHead.objects.filter(pk=HOUSE_HEAD_ROW).first()
+    rows = AuditEntry.objects.filter(house_seq__isnull=False).order_by("house_seq")
+    if head is None:
+        return ["house audit chain: its head row is missing"] if rows.exists() else []
+    found = cp.first_break(
+        (_HouseLink(e) for e in rows.iterator(chunk_size=5000)), head.seq, head.head, [],
+        holder="the house audit head", unkeyed_ever=False,
+    )
+    if found is None:
+        return []
+    seq, problem = found
+    return [f"house audit chain {'end of chain' if seq is None else f'seq {seq}'}: {problem}"]
