@@ -46,12 +46,8 @@ def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | Non
     its appends are serialised by the head row's lock: these rows are human-paced (logins,
     refusals, approvals, counts, setup), never the command path's. The head is the last
     lock of every order (cardroom/locks.py): any caller, holding a table, meter or the cash
-    lock, may take it; nothing is locked after it."""
+    lock, may take it."""
     entry = audit_entry(actor=actor, action=action, summary=summary, table_id=table_id, detail=detail)
-    if transaction.get_connection().in_atomic_block:
-        # In the caller's transaction, not a block of its own: the head's lock stays noted
-        # as held until the caller's transaction ends (cardroom/locks.py), as it is.
-        return _append_to_house_chain(entry)
     with transaction.atomic():
         return _append_to_house_chain(entry)
 

@@ -16,8 +16,9 @@ two tables settling on one meter neither deadlock nor lose an update.
   locked itself; its table is, and the approval is read after that, under the lock.
 * `meter(name)` locks a progressive jackpot meter row.
 * `house_audit_head(pk)` locks the house audit chain's head (cardroom/audit.py
-  `audit_record`): last of all, so any caller, whatever it holds, may write an audit row;
-  nothing is locked after it in the same transaction.
+  `audit_record`): last of all, so any caller, whatever it holds, may write an audit row.
+  It is taken in an atomic block of its own, which this check counts as released when
+  that block ends (as for any lock taken in an inner block).
 
 This module is in the kernel (cardroom) and names the models by label
 (`django.apps.apps.get_model`), so the back office and the command service both use it
