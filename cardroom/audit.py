@@ -2,12 +2,16 @@
 the command service, which sends the row with the command's other writes, through
 `audit_entry`."""
 
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 
-from . import hashchain, locks
+from . import hashchain
 from .access import Actor
-from .models import AuditEntry, AuditHouseHead
+from .models import AuditEntry, AuditHouseHead, AuditHouseLink
+
+logger = logging.getLogger(__name__)
 
 HOUSE_HEAD_ROW = 1  # the pk of the one AuditHouseHead row
 
@@ -41,28 +45,55 @@ def audit_chained(entry: AuditEntry, owner) -> AuditEntry:
 
 
 def audit_record(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None):
-    """Write an audit row into the house chain: every audit row but a table's accepted
-    commands' (those are chained per table, `audit_chained`). One chain for the house, so
-    its appends are serialised by the head row's lock: these rows are human-paced (logins,
-    refusals, approvals, counts, setup), never the command path's. The head is the last
-    lock of every order (cardroom/locks.py): any caller, holding a table, meter or the cash
-    lock, may take it."""
+    """Write an audit row that is not a table's accepted command's (those are chained per
+    table, `audit_chained`): a refusal, approval, login, count, patron work, setup. The
+    row is inserted in the caller's transaction and locks nothing; it joins the house
+    chain after that transaction commits (`link_pending`), so no caller ever waits on the
+    house chain's head, whatever it holds or locks after auditing."""
     entry = audit_entry(actor=actor, action=action, summary=summary, table_id=table_id, detail=detail)
-    with transaction.atomic():
-        return _append_to_house_chain(entry)
+    entry.save(force_insert=True)
+    _link_after_commit()
+    return entry
 
 
-def _append_to_house_chain(entry: AuditEntry) -> AuditEntry:
-    head = locks.house_audit_head(HOUSE_HEAD_ROW)
+def _link_after_commit() -> None:
+    """`link_pending` once per transaction (in autocommit mode: now)."""
+    connection = transaction.get_connection()
+    if connection.in_atomic_block and any(item[1] is link_pending for item in connection.run_on_commit):
+        return
+    transaction.on_commit(link_pending, robust=True)
+
+
+def link_pending() -> int:
+    """Link every committed audit row that is in no chain yet into the house chain, in id
+    order, in a short transaction of its own that locks the head row and nothing else;
+    rows whose own process stopped before linking them are linked here too. Returns how
+    many were linked. Never raises: the audit rows have committed and stay; a row left
+    unlinked is named by verify_logs once CARDROOM_AUDIT_LINK_GRACE_SECONDS have passed."""
+    try:
+        with transaction.atomic():
+            return _link_pending()
+    except Exception:
+        logger.exception("house audit chain: linking the committed audit rows failed; verify_logs will name them")
+        return 0
+
+
+def _link_pending() -> int:
+    head = AuditHouseHead.objects.select_for_update().filter(pk=HOUSE_HEAD_ROW).first()
     if head is None:
-        # A new (or emptied) database: the chain starts. A chain with rows and no head is
-        # not restarted: the unique house_seq refuses seq 1 again, and verify_logs names
+        # A new (or emptied) database: the chain starts. A chain with links and no head is
+        # not restarted: the unique link seq refuses seq 1 again, and verify_logs names
         # the missing head.
         head = AuditHouseHead.objects.create(pk=HOUSE_HEAD_ROW)
-    head.seq += 1
-    entry.house_seq = head.seq
-    entry.prev_hash, entry.hash_key = head.head, hashchain.current_key_id()
-    entry.row_hash = head.head = hashchain.link(entry.prev_hash, entry.chain_content(), entry.hash_key)
-    entry.save(force_insert=True)
-    head.save(update_fields=["seq", "head"])
-    return entry
+    pending = AuditEntry.objects.filter(seq__isnull=True, house_link__isnull=True, id__gt=head.starts_after).order_by("id")
+    links = []
+    key = hashchain.current_key_id()
+    for entry in pending:
+        head.seq += 1
+        row_hash = hashchain.link(head.head, AuditHouseLink.content(entry, head.seq), key)
+        links.append(AuditHouseLink(seq=head.seq, entry=entry, prev_hash=head.head, row_hash=row_hash, hash_key=key))
+        head.head = row_hash
+    if links:
+        AuditHouseLink.objects.bulk_create(links)
+        head.save(update_fields=["seq", "head"])
+    return len(links)

@@ -4,7 +4,7 @@ Every change at a table holds its Table row until the transaction ends; a reques
 second supervisor's approval is decided under that same lock; a progressive meter, shared
 by every table naming it, is locked last. The order, stated once:
 
-    Table  ->  Approval  ->  Meter  ->  house audit head
+    Table  ->  Approval  ->  Meter
 
 Two transactions that lock in the same order never wait on each other in a cycle, so
 two tables settling on one meter neither deadlock nor lose an update.
@@ -15,10 +15,6 @@ two tables settling on one meter neither deadlock nor lose an update.
   served database role may not UPDATE it, and FOR UPDATE needs that), so it is never
   locked itself; its table is, and the approval is read after that, under the lock.
 * `meter(name)` locks a progressive jackpot meter row.
-* `house_audit_head(pk)` locks the house audit chain's head (cardroom/audit.py
-  `audit_record`): last of all, so any caller, whatever it holds, may write an audit row.
-  It is taken in an atomic block of its own, which this check counts as released when
-  that block ends (as for any lock taken in an inner block).
 
 This module is in the kernel (cardroom) and names the models by label
 (`django.apps.apps.get_model`), so the back office and the command service both use it
@@ -40,7 +36,7 @@ from django.apps import apps
 from django.db import transaction
 
 # The order, stated once: a lock may follow one of its own rank or an earlier one.
-ORDER = ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter", "cardroom.AuditHouseHead")
+ORDER = ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter")
 RANK = {label: rank for rank, label in enumerate(ORDER)}
 
 
@@ -112,10 +108,3 @@ def meter(name: str):
     """A progressive jackpot meter's row, locked until the transaction ends (last)."""
     model = apps.get_model("collections_fees", "JackpotMeter")
     return _lock("collections_fees.JackpotMeter", name, lambda: model.objects.select_for_update().get(name=name))
-
-
-def house_audit_head(pk: int):
-    """The house audit chain's head row, locked until the transaction ends (last of all);
-    None when the row is missing (a new or emptied database)."""
-    model = apps.get_model("cardroom", "AuditHouseHead")
-    return _lock("cardroom.AuditHouseHead", pk, lambda: model.objects.select_for_update().filter(pk=pk).first())

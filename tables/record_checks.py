@@ -19,12 +19,15 @@ is not named; one written after it had its seal removed.
 """
 
 from collections import Counter, defaultdict
+from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from cardroom import checkpoints as cp
 from cardroom.audit import HOUSE_HEAD_ROW
-from cardroom.models import AuditEntry, AuditHouseHead
+from cardroom.models import AuditEntry, AuditHouseHead, AuditHouseLink
 from collections_fees.models import ExportManifest
 from patrons.models import ExclusionEntry, ExclusionHit, ExclusionImport, entries_digest
 
@@ -284,30 +287,31 @@ def audit_chain_problems(tables) -> list[str]:
     return problems
 
 
-class _HouseLink:
-    """A house audit row as `first_break` reads a chain's row: its place is `house_seq`."""
-
-    gaming_day = None
-
-    def __init__(self, entry: AuditEntry):
-        self.seq = entry.house_seq
-        self.prev_hash, self.row_hash, self.hash_key = entry.prev_hash, entry.row_hash, entry.hash_key
-        self.chain_content = entry.chain_content
-
-
 def house_audit_problems() -> list[str]:
-    """The house audit chain (every audit row but the tables' command rows, cardroom/audit.py
-    `audit_record`) against its head row: a row altered, deleted, inserted, re-hashed
-    without the key, or the last rows cut. The chain was keyed from its first row."""
+    """The house audit chain (every audit row but the tables' command rows, linked after
+    its commit by cardroom/audit.py `link_pending`) against its head row: a link or its
+    audit row altered, a link deleted or inserted, re-hashed without the key, the last links
+    cut; a link whose audit row is gone; an audit row older than the grace period that is
+    in no chain. The chain was keyed from its first link."""
     head = AuditHouseHead.objects.filter(pk=HOUSE_HEAD_ROW).first()
-    rows = AuditEntry.objects.filter(house_seq__isnull=False).order_by("house_seq")
+    links = AuditHouseLink.objects.order_by("seq")
+    problems = []
     if head is None:
-        return ["house audit chain: its head row is missing"] if rows.exists() else []
+        return ["house audit chain: its head row is missing"] if links.exists() else []
+    entry_ids = set(AuditEntry.objects.filter(seq__isnull=True).values_list("id", flat=True))
+    for seq, entry_id in links.values_list("seq", "entry_id"):
+        if entry_id not in entry_ids:
+            problems.append(f"house audit chain seq {seq}: its audit row {entry_id} is gone: deleted")
     found = cp.first_break(
-        (_HouseLink(e) for e in rows.iterator(chunk_size=5000)), head.seq, head.head, [],
-        holder="the house audit head", unkeyed_ever=False,
+        (link for link in links.select_related("entry").iterator(chunk_size=5000) if link.entry_id in entry_ids),
+        head.seq, head.head, [], holder="the house audit head", unkeyed_ever=False,
     )
-    if found is None:
-        return []
-    seq, problem = found
-    return [f"house audit chain {'end of chain' if seq is None else f'seq {seq}'}: {problem}"]
+    if found is not None:
+        seq, problem = found
+        problems.append(f"house audit chain {'end of chain' if seq is None else f'seq {seq}'}: {problem}")
+    settled = timezone.now() - timedelta(seconds=settings.CARDROOM_AUDIT_LINK_GRACE_SECONDS)
+    unlinked = AuditEntry.objects.filter(
+        seq__isnull=True, house_link__isnull=True, id__gt=head.starts_after, at__lt=settled,
+    ).order_by("id").values_list("id", flat=True)
+    problems += [f"audit row {pk} is in no chain: its link was deleted or never written" for pk in unlinked]
+    return problems

@@ -23,19 +23,7 @@ def meter():
 
 
 def test_the_order_is_stated_once():
-    assert locks.ORDER == ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter", "cardroom.AuditHouseHead")
-
-
-def test_an_audit_row_may_be_written_under_every_other_lock(table, meter):
-    """The house audit chain's head is the last lock: a caller holding a table and a meter
-    may write an audit row into the house chain."""
-    from cardroom.access import Actor
-    from cardroom.audit import audit_record
-
-    with transaction.atomic():
-        locks.table(table.pk)
-        locks.meter("M")
-        assert audit_record(actor=Actor.system("test"), action="admin", summary="under both locks").house_seq is not None
+    assert locks.ORDER == ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter")
 
 
 def test_a_table_then_its_meter_is_the_order(table, meter):
