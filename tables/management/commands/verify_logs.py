@@ -112,11 +112,12 @@ class Command(BaseCommand):
     def other_records(self, tables, *, every: bool) -> list[str]:
         """The records that are no chain of their own, each against what is
         (tables/record_checks.py): the rotation log and the approval decisions of
-        `tables`; with `every` (no --table), the house's records too: the self-exclusion
-        lists and hits, the export manifests."""
+        `tables`; with `every` (no --table), the house's records too: the house audit
+        chain, the self-exclusion lists and hits, the export manifests."""
         problems = record_checks.audit_chain_problems(tables)
         problems += record_checks.rotation_log_problems(tables) + record_checks.approval_decision_problems(tables)
         if every:
+            problems += record_checks.house_audit_problems()
             problems += record_checks.self_exclusion_problems(tables) + record_checks.export_manifest_problems()
         return problems
 
