@@ -7,13 +7,14 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from . import hashchain
+from . import hashchain, witness
 from .access import Actor
 from .models import AuditEntry, AuditHouseHead, AuditHouseLink
 
 logger = logging.getLogger(__name__)
 
 HOUSE_HEAD_ROW = 1  # the pk of the one AuditHouseHead row
+HOUSE_LOG = "house"  # the house audit chain's name in witness lines
 
 
 def audit_entry(*, actor: Actor, action: str, summary: str, table_id: int | None = None, detail: dict | None = None) -> AuditEntry:
@@ -96,6 +97,9 @@ def _link_pending() -> int:
     if links:
         AuditHouseLink.objects.bulk_create(links)
         head.save(update_fields=["seq", "head"])
+        # Where the chain stands, witnessed outside the database once this commits: a head
+        # rewound together with its last links is then named (tables/integrity.py).
+        witness.committed_on_commit([(HOUSE_LOG, HOUSE_HEAD_ROW, head.seq, head.head)])
     return len(links)
 
 

@@ -209,3 +209,26 @@ def test_an_emptied_database_starts_its_house_chain_again_and_a_used_one_never_d
     assert list(AuditHouseLink.objects.values_list("seq", flat=True)) == [1]
     code, out = verify_logs()
     assert code == 0, out
+
+
+def test_the_last_rows_cut_with_their_links_and_the_head_rewound_are_named_by_the_witness(house_links):
+    """An owner deletes the last two audit rows, their links, and moves the head back to
+    the link before them: the chain inside the database is whole, but the head the witness
+    holds (written after the links' commit, outside the database) names the cut."""
+    from cardroom import witness
+
+    witness.flush()
+    code, out = verify_logs()
+    assert code == 0, out
+    kept, cut = house_links[-3], house_links[-2:]
+    for link in cut:
+        tamper("cardroom_audithouselink", "DELETE FROM cardroom_audithouselink WHERE id = %s", [link.pk])
+        tamper("cardroom_auditentry", "DELETE FROM cardroom_auditentry WHERE id = %s", [link.entry_id])
+    tamper("cardroom_audithousehead", "UPDATE cardroom_audithousehead SET seq = %s, head = %s WHERE id = 1",
+           [kept.seq, kept.row_hash])
+    code, out = verify_logs()
+    assert code == 1
+    assert (
+        f"BROKEN house audit chain: cut tail: the chain ends at seq {kept.seq}, but seq {cut[-1].seq} was witnessed"
+    ) in out, out
+    assert f"BROKEN house audit chain: rewound head: the head is at seq {kept.seq}" in out, out
