@@ -207,8 +207,11 @@ def test_an_emptied_database_starts_its_house_chain_again_and_a_used_one_never_d
     audit_record(actor=Actor.system("test"), action="admin", summary="the first row of the new chain")
     link_pending()  # as after its commit
     assert list(AuditHouseLink.objects.values_list("seq", flat=True)) == [1]
-    code, out = verify_logs()
-    assert code == 0, out
+    # The chain in the database is whole again. (The witness, if its timer wrote the old
+    # head meanwhile, rightly names the emptying as a cut tail: not this test's subject.)
+    from tables.record_checks import house_audit_problems
+
+    assert house_audit_problems() == []
 
 
 def test_the_last_rows_cut_with_their_links_and_the_head_rewound_are_named_by_the_witness(house_links):
