@@ -10,6 +10,7 @@ class CardroomConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         from . import receivers  # noqa: F401  (connects the audit receivers)
+        from .audit import restart_emptied_house_chain
         from .db_roles import grant_after_migrate
         from .witness import ensure_identity
 
@@ -17,3 +18,5 @@ class CardroomConfig(AppConfig):
         post_migrate.connect(grant_after_migrate, dispatch_uid="cardroom.grant_app_role")
         # The database's identity, named by every witness line (cardroom/witness.py).
         post_migrate.connect(ensure_identity, dispatch_uid="cardroom.ensure_identity")
+        # The house audit chain starts again on an emptied database (cardroom/audit.py).
+        post_migrate.connect(restart_emptied_house_chain, dispatch_uid="cardroom.restart_emptied_house_chain")

@@ -34,8 +34,9 @@ SCHEMA = "public"
 READ_ONLY_TABLES = {"django_migrations", "cardroom_databaseidentity"}
 # Rows the app moves but never removes: a progressive's meter holds a fund's amounts
 # (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain),
-# and the cash log's head (patrons.CashLog; its rows are the CashTransaction chain).
-NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog"}
+# the cash log's head (patrons.CashLog; its rows are the CashTransaction chain), and the
+# house audit chain's head (cardroom.AuditHouseHead; its rows are the AuditHouseLink chain).
+NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog", "cardroom_audithousehead"}
 
 
 def append_only_tables(cursor) -> dict[str, bool]:

@@ -8,6 +8,7 @@ from datetime import UTC
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from . import hashchain
 
@@ -50,6 +51,9 @@ class AuditEntry(models.Model):
     prev_hash = models.CharField(max_length=64, blank=True, default="")
     row_hash = models.CharField(max_length=64, blank=True, default="")
     hash_key = models.CharField(max_length=32, blank=True, default="")
+    # Every other audit row (NULL seq: refusals, approvals, logins, counts, patron work,
+    # setup) is chained after its commit by an AuditHouseLink (cardroom/audit.py
+    # `link_pending`): this row is never written twice.
 
     class Meta:
         ordering = ["-at", "-id"]
@@ -77,6 +81,45 @@ class AuditEntry(models.Model):
             "summary": self.summary,
             "detail": self.detail,
         }
+
+
+class AuditHouseHead(models.Model):
+    """The house audit chain's head: its last link's seq and row hash. One row (pk 1),
+    moved by `link_pending` (cardroom/audit.py) in a short transaction of its own, after
+    the audit rows it links have committed; never deleted (the app's role holds no DELETE
+    on it, cardroom/db_roles.py). Audit rows up to `starts_after` (an AuditEntry id) were
+    written before the house chain existed and are in no chain."""
+
+    seq = models.PositiveBigIntegerField(default=0)
+    head = models.CharField(max_length=64, default=hashchain.GENESIS)
+    starts_after = models.PositiveBigIntegerField(default=0)
+
+
+class AuditHouseLink(models.Model):
+    """One audit row's place in the house chain, written after that row committed
+    (append-only: cardroom_refuse_change triggers). Its hash covers the audit row's own
+    content, the row's id and this link's seq, so an edited audit row or link is named.
+    No foreign-key constraint: an audit row deleted by an owner leaves its link behind,
+    and verify_logs names the link whose row is gone."""
+
+    seq = models.PositiveBigIntegerField(unique=True)
+    entry = models.OneToOneField(
+        AuditEntry, on_delete=models.DO_NOTHING, db_constraint=False, related_name="house_link"
+    )
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
+    hash_key = models.CharField(max_length=32)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    gaming_day = None  # read as a chain's row by cardroom.checkpoints.first_break
+
+    @staticmethod
+    def content(entry: AuditEntry, seq: int) -> dict:
+        return {"entry": entry.pk, "link_seq": seq} | entry.chain_content()
+
+    def chain_content(self) -> dict:
+        """The hashed content, from the audit row as stored now."""
+        return self.content(self.entry, self.seq)
 
 
 class SignedCheckpoint(models.Model):

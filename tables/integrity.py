@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from cardroom import checkpoints as cp
 from cardroom import hashchain, witness
+from cardroom.audit import HOUSE_HEAD_ROW, HOUSE_LOG
+from cardroom.models import AuditHouseHead, AuditHouseLink
 from collections_fees.models import JackpotEntry, JackpotMeter
 from patrons.models import CashLog, CashTransaction
 from rounds.models import Round
@@ -110,6 +112,12 @@ def verify_witness(tables, *, every: bool = True, reading: witness.Reading | Non
             owner_row = CashLog.objects.filter(pk=owner).first()
             name, rows = "cash log", CashTransaction.objects.all()
             head_seq = owner_row.seq if owner_row else None
+        elif log == HOUSE_LOG:  # the house audit chain: its one head row, its links
+            if not every:
+                continue
+            owner_row = AuditHouseHead.objects.filter(pk=owner).first()
+            name, rows = "house audit chain", AuditHouseLink.objects.all()
+            head_seq = owner_row.seq if owner_row else None
         elif log == "jackpot":
             if not every:
                 continue
@@ -186,6 +194,7 @@ def verify_witness_coverage(tables, reading: witness.Reading, *, every: bool = T
             (f"meter {m.pk} jackpot", cp.chain_rows(m, "jackpot"), top.get(("jackpot", m.pk), 0))
             for m in JackpotMeter.objects.order_by("pk")
         ]
+        chains.append(("house audit chain", AuditHouseLink.objects.all(), top.get((HOUSE_LOG, HOUSE_HEAD_ROW), 0)))
     problems = []
     for name, rows, witnessed in chains:
         tail = rows.filter(seq__gt=witnessed, created_at__gte=identity.created_at, created_at__lt=until).aggregate(

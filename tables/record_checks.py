@@ -19,10 +19,15 @@ is not named; one written after it had its seal removed.
 """
 
 from collections import Counter, defaultdict
+from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
-from cardroom.models import AuditEntry
+from cardroom import checkpoints as cp
+from cardroom.audit import HOUSE_HEAD_ROW
+from cardroom.models import AuditEntry, AuditHouseHead, AuditHouseLink
 from collections_fees.models import ExportManifest
 from patrons.models import ExclusionEntry, ExclusionHit, ExclusionImport, entries_digest
 
@@ -279,4 +284,34 @@ def audit_chain_problems(tables) -> list[str]:
         broken = _first_break(table.pk, "audit", rows, table.audit_seq, table.audit_head, [])
         if broken is not None:
             problems.append(str(broken))
+    return problems
+
+
+def house_audit_problems() -> list[str]:
+    """The house audit chain (every audit row but the tables' command rows, linked after
+    its commit by cardroom/audit.py `link_pending`) against its head row: a link or its
+    audit row altered, a link deleted or inserted, re-hashed without the key, the last links
+    cut; a link whose audit row is gone; an audit row older than the grace period that is
+    in no chain. The chain was keyed from its first link."""
+    head = AuditHouseHead.objects.filter(pk=HOUSE_HEAD_ROW).first()
+    links = AuditHouseLink.objects.order_by("seq")
+    problems = []
+    if head is None:
+        return ["house audit chain: its head row is missing"] if links.exists() else []
+    entry_ids = set(AuditEntry.objects.filter(seq__isnull=True).values_list("id", flat=True))
+    for seq, entry_id in links.values_list("seq", "entry_id"):
+        if entry_id not in entry_ids:
+            problems.append(f"house audit chain seq {seq}: its audit row {entry_id} is gone: deleted")
+    found = cp.first_break(
+        (link for link in links.select_related("entry").iterator(chunk_size=5000) if link.entry_id in entry_ids),
+        head.seq, head.head, [], holder="the house audit head", unkeyed_ever=False,
+    )
+    if found is not None:
+        seq, problem = found
+        problems.append(f"house audit chain {'end of chain' if seq is None else f'seq {seq}'}: {problem}")
+    settled = timezone.now() - timedelta(seconds=settings.CARDROOM_AUDIT_LINK_GRACE_SECONDS)
+    unlinked = AuditEntry.objects.filter(
+        seq__isnull=True, house_link__isnull=True, id__gt=head.starts_after, at__lt=settled,
+    ).order_by("id").values_list("id", flat=True)
+    problems += [f"audit row {pk} is in no chain: its link was deleted or never written" for pk in unlinked]
     return problems

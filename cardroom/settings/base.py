@@ -301,6 +301,10 @@ CARDROOM_COUNT_DENOMINATIONS = [10000, 5000, 2000, 1000, 500, 200, 100, 25, 10, 
 # var/ledger-key, beside that database, whether DEBUG is on (`make dev`) or off (`make run`).
 CARDROOM_LEDGER_KEY = os.environ.get("CARDROOM_LEDGER_KEY", "")
 CARDROOM_LEDGER_OLD_KEYS = os.environ.get("CARDROOM_LEDGER_OLD_KEYS", "")
+# The house audit chain links an audit row just after the row's transaction commits
+# (cardroom/audit.py `link_pending`); verify_logs names a row older than this that is in no
+# chain (its link was deleted or never written).
+CARDROOM_AUDIT_LINK_GRACE_SECONDS = int(os.environ.get("CARDROOM_AUDIT_LINK_GRACE_SECONDS", "300"))
 # Beside the app's own PostgreSQL (CARDROOM_LOCALDB_DIR moves both, e.g. for a test).
 CARDROOM_LEDGER_DEV_KEY_FILE = Path(os.environ.get("CARDROOM_LOCALDB_DIR") or BASE_DIR / "var") / "ledger-key"
 # The witness (cardroom/witness.py): where the signed chain heads are appended, outside

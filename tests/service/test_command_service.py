@@ -5,6 +5,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from cardroom.audit import link_pending
 from collections_fees.models import CollectionEntry
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, TableConfig, TableEvent
@@ -290,10 +291,13 @@ def test_events_are_published_only_after_commit(make_table, django_capture_on_co
     with django_capture_on_commit_callbacks() as callbacks:
         run(table, {"type": "sit", "seat": 1, "player": "P-1"}, {"type": "sit", "seat": 1, "player": "P-2"})
     # After commit, for the accepted sit alone: its publication and its witnessed heads
-    # (cardroom/witness.py); the refused second sit publishes and witnesses nothing.
+    # (cardroom/witness.py); the refused second sit publishes and witnesses nothing: its
+    # audit row alone is linked into the house audit chain (cardroom/audit.py), after the
+    # commit so the command's own transaction never waits on that chain's head.
     publications = [c for c in callbacks if getattr(c, "func", None) is not None and c.func.__name__ == "_send_changed"]
     assert len(publications) == 1 and publications[0].args[1] == "sit"
-    assert len(callbacks) == 2
+    assert [c for c in callbacks if c is link_pending] == [link_pending]
+    assert len(callbacks) == 3
 
 
 def test_queries_per_command_do_not_grow_with_seats(make_table):
