@@ -8,7 +8,9 @@ its problems as the lines `verify_logs` prints (docs/compliance-exports.md lists
 - Approval decisions against the audit trail's `approval_decided` row, and an approved
   void against the chained event that voided the round under it (a correction against
   its reversing entry).
-- The self-exclusion list in force against its import's sealed row count and digest; the
+- The self-exclusion lists in force against their imports' sealed row counts and digests
+  (every import in force: removals wait for a second person); the removals from a list and
+  their decisions against their seals and the audit rows that recorded them; the
   imports and the house's entries against the audit rows that recorded them; each hit's
   seal, and the seats' and awards' hits against the refusals and audit rows they came with.
 - Each export manifest's seal.
