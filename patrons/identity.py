@@ -341,12 +341,15 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
         for entry in entries:
             entry.added_at = now
         base = state_imports_in_force()
-        before = {person_of(entry) for entry in ExclusionEntry.objects.filter(source="state", list_import__in=base)}
-        listed = {person_of(entry) for entry in entries}
+        before = {person_of(entry): entry for entry in ExclusionEntry.objects.filter(source="state", list_import__in=base)}
+        listed = {person_of(entry): entry for entry in entries}
+        added = [listed[k] for k in listed.keys() - before.keys()]
+        removed = [before[k] for k in before.keys() - listed.keys()]
         batch = ExclusionImport(
             filename=filename[:200], sha256=hashlib.sha256(content).hexdigest(), rows=len(entries),
             entries_sha256=entries_digest(entries), imported_by=actor.name, imported_at=now,
-            base=base, added=len(listed - before), removed=len(before - listed),
+            base=base, added=len(added), removed=len(removed),
+            diff={"added": _shown(added), "removed": _shown(removed)},
         )
         batch.seal()  # its count and digest of the list in force cannot be changed unseen
         batch.save(force_insert=True)
@@ -379,18 +382,23 @@ def person_of(entry: ExclusionEntry) -> tuple:
     return (fold_name(entry.name), entry.date_of_birth, fold_number(entry.id_number), fold_number(entry.state_ref))
 
 
-def import_diff(batch: ExclusionImport, *, limit: int = 200) -> dict | None:
+DIFF_SHOWN = 200  # people of each side of an upload's diff kept for its page
+
+
+def _shown(entries) -> list[dict]:
+    """The first DIFF_SHOWN of these entries by name, as the diff page lists them."""
+    first = sorted(entries, key=lambda e: (e.name, e.state_ref, e.id_number))[:DIFF_SHOWN]
+    return [{"name": e.name, "date_of_birth": e.date_of_birth.isoformat() if e.date_of_birth else "",
+             "id_number": e.id_number, "state_ref": e.state_ref} for e in first]
+
+
+def import_diff(batch: ExclusionImport) -> dict | None:
     """Who an upload added and removed against the list in force when it was uploaded
-    (its `base`): at most `limit` of each, sorted by name, with the counts. None for an
-    import made before uploads kept their base."""
-    if batch.base is None:
+    (its `base`): the counts and the first DIFF_SHOWN of each, by name, kept at upload.
+    None for an import made before uploads kept their diff."""
+    if batch.diff is None:
         return None
-    before = {person_of(e): e for e in ExclusionEntry.objects.filter(source="state", list_import__in=batch.base)}
-    now = {person_of(e): e for e in batch.entries.all()}
-    added = sorted((now[k] for k in now.keys() - before.keys()), key=lambda e: (e.name, e.pk))
-    removed = sorted((before[k] for k in before.keys() - now.keys()), key=lambda e: (e.name, e.pk))
-    return {"added": added[:limit], "removed": removed[:limit], "added_count": len(added),
-            "removed_count": len(removed), "limit": limit}
+    return {**batch.diff, "added_count": batch.added, "removed_count": batch.removed, "limit": DIFF_SHOWN}
 
 
 def _removal_file(*, actor: Actor, people: int, summary: str, list_import=None, entry=None, reason: str = ""):

@@ -262,6 +262,9 @@ class ExclusionImport(SealedRow):
     base = models.JSONField(null=True, blank=True, help_text="ids of the imports in force when it was uploaded")
     added = models.PositiveIntegerField(null=True, blank=True)
     removed = models.PositiveIntegerField(null=True, blank=True)
+    # The first people of each side of that diff, as the page shows them (patrons.identity
+    # .DIFF_SHOWN): kept at upload, so the page never recomputes a list of 100,000.
+    diff = models.JSONField(null=True, blank=True, help_text='{"added": [...], "removed": [...]}, the first of each')
 
     class Meta:
         ordering = ["-imported_at", "-id"]
@@ -277,7 +280,7 @@ class ExclusionImport(SealedRow):
         }
         # Sealed only when set, so the imports sealed before these fields keep their seals.
         if self.removed is not None:
-            content.update(base=self.base, added=self.added, removed=self.removed)
+            content.update(base=self.base, added=self.added, removed=self.removed, diff=self.diff)
         return content
 
 

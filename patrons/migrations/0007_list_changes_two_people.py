@@ -25,6 +25,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='exclusionimport',
+            name='diff',
+            field=models.JSONField(blank=True, help_text='{"added": [...], "removed": [...]}, the first of each', null=True),
+        ),
+        migrations.AddField(
+            model_name='exclusionimport',
             name='removed',
             field=models.PositiveIntegerField(blank=True, null=True),
         ),

@@ -141,6 +141,9 @@ def test_a_declined_removal_keeps_everyone_and_a_later_list_in_force_supersedes_
     identity.state_list_import(actor=actors["compliance"], filename="1.csv", content=FIRST)
     wrong = identity.state_list_import(actor=actors["compliance"], filename="2.csv", content=b"name\nSomeone Else\n")
     assert wrong.removed == 1000
+    page = session_of(people["compliance2"]).get(f"/compliance/self-exclusion/imports/{wrong.pk}/").content.decode()
+    assert "Removed (1000)" in page and "The first 200 shown" in page and "Confirm the removal" in page
+    assert "John Smith" in page and page.count("Listed Person") == 199  # the first 200 by name: John, then 199
     identity.removal_decide(actor=actors["compliance2"], removal_id=wrong.removal.pk, outcome="declined",
                             reason="the wrong file")
     assert sit(tables[0], "P-1001", 1, actors["dealer"]).code == "self_excluded"
