@@ -248,3 +248,19 @@ def test_a_confirmation_deleted_or_forged_is_named_by_verify_logs(people, john, 
     tamper("patrons_exclusionremovaldecision", "DELETE FROM patrons_exclusionremovaldecision WHERE id = %s", [decision.pk])
     code, out = verify_logs()
     assert code == 1 and "does not hold the decision: deleted" in out, out
+
+
+def test_a_house_entry_is_asked_off_once_at_a_time_and_not_after_it_is_off(john, actors):
+    entry = identity.house_list_add(actor=actors["compliance"], patron_id=john.pk, reason="asked")
+    removal = identity.house_list_remove_request(actor=actors["compliance"], entry_id=entry.pk, reason="over")
+    with pytest.raises(PatronError) as twice:  # a second request beside the waiting one
+        identity.house_list_remove_request(actor=actors["compliance2"], entry_id=entry.pk, reason="over")
+    assert twice.value.code == "wrong_state"
+    identity.removal_decide(actor=actors["compliance2"], removal_id=removal.pk, outcome="confirmed")
+    with pytest.raises(PatronError) as gone:  # off the list: nothing left to remove
+        identity.house_list_remove_request(actor=actors["compliance"], entry_id=entry.pk, reason="again")
+    assert gone.value.code == "unknown_entry"
+    assert ExclusionRemoval.objects.count() == 1
+    # Listed again later (they ask again): a new entry, in force at once.
+    again = identity.house_list_add(actor=actors["supervisor"], patron_id=john.pk, reason="asked again")
+    assert list(identity.entries_in_force()) == [again]
