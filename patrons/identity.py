@@ -10,8 +10,8 @@ import io
 from datetime import date
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from cardroom import wire
@@ -21,10 +21,13 @@ from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
 from rounds.engine.persons import person_keys, printed
 
+from .folding import fold_name, fold_number
 from .models import (
     ExclusionEntry,
     ExclusionHit,
     ExclusionImport,
+    ExclusionRemoval,
+    ExclusionRemovalDecision,
     Patron,
     PatronKey,
     PatronLink,
@@ -36,6 +39,12 @@ from .models import (
 IDENTIFICATION_ROLES = ("compliance", "supervisor")
 IDENTIFICATION_FIELDS = ("legal_name", "date_of_birth", "id_type", "id_number", "id_issuer", "address", "card")
 MAX_STATE_LIST_BYTES = 5 * 1024 * 1024
+# The state list's upload has a route of its own, the one request body allowed past the
+# 64 KiB every other route keeps (cardroom.wire.MAX_BODY_BYTES): the file, and room for
+# the form around it (its boundaries, the CSRF token). cardroom/asgi.py gives the route
+# this limit; docker/nginx.conf gives its `location` a client_max_body_size above it.
+STATE_LIST_UPLOAD_PATH = "/compliance/self-exclusion/state-list/"
+STATE_LIST_BODY_BYTES = MAX_STATE_LIST_BYTES + 64 * 1024
 
 
 class PatronError(CodedError):
@@ -46,6 +55,9 @@ class PatronError(CodedError):
             # A progressive award's cash payout (patrons/cash.py): the award it names is not
             # at that table; its confirmer may not record it; the log's head is gone.
             "unknown_award", "second_person_required", "wrong_state",
+            # The lists changed carefully (issue 34): a header-only state list; a house
+            # entry or removal not known; a patron on the house's list already.
+            "empty_list", "unknown_entry", "already_listed",
         }
     )
 
@@ -201,13 +213,28 @@ def _matches(prefix: str, value: str) -> Q:
     )
 
 
+def state_imports_in_force() -> list[int]:
+    """The ids of the state imports whose entries are in force, newest first: the latest
+    import in force on its own (it removed nobody, or a second compliance person
+    confirmed its removals) and every later one whose removals wait (or were declined):
+    their additions count at once, the people they would drop stay listed."""
+    confirmed = ExclusionRemovalDecision.objects.filter(removal__list_import=OuterRef("pk"), outcome="confirmed")
+    ids = []
+    imports = ExclusionImport.objects.order_by("-imported_at", "-id").annotate(confirmed=Exists(confirmed))
+    for pk, removed, removal_confirmed in imports.values_list("pk", "removed", "confirmed"):
+        ids.append(pk)
+        if not removed or removal_confirmed:
+            break
+    return ids
+
+
 def entries_in_force():
-    """The house's list and the latest state import."""
-    latest = ExclusionImport.objects.order_by("-imported_at", "-id").first()
-    in_force = Q(source="house")
-    if latest is not None:
-        in_force |= Q(source="state", list_import=latest)
-    return ExclusionEntry.objects.filter(in_force)
+    """The house's list (less the entries whose removal a second person confirmed) and
+    the state's imports in force (state_imports_in_force)."""
+    taken_off = ExclusionRemovalDecision.objects.filter(removal__entry=OuterRef("pk"), outcome="confirmed")
+    return ExclusionEntry.objects.alias(taken_off=Exists(taken_off)).filter(
+        Q(source="state", list_import__in=state_imports_in_force()) | Q(source="house", taken_off=False)
+    )
 
 
 def listed_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
@@ -268,8 +295,11 @@ STATE_LIST_COLUMNS = ("name", "date_of_birth", "id_number", "state_ref")
 def state_list_import(*, actor: Actor, filename: str, content: bytes) -> ExclusionImport:
     """The state's list from a CSV the compliance officer uploads: a header with `name`
     and any of `date_of_birth` (YYYY-MM-DD), `id_number`, `state_ref`. All or nothing: a
-    bad row refuses the file (`invalid_list`, naming the row). The new list replaces the
-    previous one in force; earlier imports stay on record."""
+    bad row refuses the file (`invalid_list`, naming the row); a file that lists nobody is
+    refused `empty_list`. An upload that removes nobody from the list in force replaces
+    it at once; one that removes anyone adds its new people at once and files its
+    removals (an ExclusionRemoval) for a second compliance person to confirm: until then
+    the people it drops stay listed. Earlier imports stay on record."""
     if actor.role != "compliance" and not actor.is_system:
         raise PatronError("not_authorized", "the compliance officer imports the state's list")
     if len(content) > MAX_STATE_LIST_BYTES:
@@ -302,10 +332,24 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
         # The columns' own lengths; a name is named before its comparison forms.
         refuse_unfit(entry, "invalid_list", f"line {line}: ")
         entries.append(entry)
+    if not entries:
+        # A header alone would empty the state's list in force: never what the state sends.
+        raise PatronError("empty_list", "the file lists nobody: the list in force is kept")
     with transaction.atomic():
+        lists_lock()
+        now = timezone.now()  # under the lock: the imports' order is the order of their diffs
+        for entry in entries:
+            entry.added_at = now
+        base = state_imports_in_force()
+        before = {person_of(entry): entry for entry in ExclusionEntry.objects.filter(source="state", list_import__in=base)}
+        listed = {person_of(entry): entry for entry in entries}
+        added = [listed[k] for k in listed.keys() - before.keys()]
+        removed = [before[k] for k in before.keys() - listed.keys()]
         batch = ExclusionImport(
             filename=filename[:200], sha256=hashlib.sha256(content).hexdigest(), rows=len(entries),
             entries_sha256=entries_digest(entries), imported_by=actor.name, imported_at=now,
+            base=base, added=len(added), removed=len(removed),
+            diff={"added": _shown(added), "removed": _shown(removed)},
         )
         batch.seal()  # its count and digest of the list in force cannot be changed unseen
         batch.save(force_insert=True)
@@ -313,8 +357,123 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
             entry.list_import = batch
         ExclusionEntry.objects.bulk_create(entries)
         audit_record(actor=actor, action="self_exclusion", summary=f"state list imported: {len(entries)} people",
-                     detail={"import": batch.pk, "sha256": batch.sha256})
+                     detail={"import": batch.pk, "sha256": batch.sha256, "added": batch.added, "removed": batch.removed})
+        if batch.removed:
+            _removal_file(actor=actor, people=batch.removed, list_import=batch,
+                          summary=f"state list import {batch.pk} takes {batch.removed} people off the list")
     return batch
+
+
+# --- changes to the lists: additions at once, removals under two people -----------------
+
+LISTS_LOCK_KEY = "cardroom.self_exclusion_lists"
+
+
+def lists_lock() -> None:
+    """One change of the lists at a time (transaction-scoped): an upload's diff is against
+    the list in force as it stands, and a removal is decided once."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [LISTS_LOCK_KEY])
+
+
+def person_of(entry: ExclusionEntry) -> tuple:
+    """Who a state-list row names, folded as people write (patrons/folding.py): the same
+    person spelled "Smith, John" in one list and "JOHN SMITH" in the next is no change."""
+    return (fold_name(entry.name), entry.date_of_birth, fold_number(entry.id_number), fold_number(entry.state_ref))
+
+
+DIFF_SHOWN = 200  # people of each side of an upload's diff kept for its page
+
+
+def _shown(entries) -> list[dict]:
+    """The first DIFF_SHOWN of these entries by name, as the diff page lists them."""
+    first = sorted(entries, key=lambda e: (e.name, e.state_ref, e.id_number))[:DIFF_SHOWN]
+    return [{"name": e.name, "date_of_birth": e.date_of_birth.isoformat() if e.date_of_birth else "",
+             "id_number": e.id_number, "state_ref": e.state_ref} for e in first]
+
+
+def import_diff(batch: ExclusionImport) -> dict | None:
+    """Who an upload added and removed against the list in force when it was uploaded
+    (its `base`): the counts and the first DIFF_SHOWN of each, by name, kept at upload.
+    None for an import made before uploads kept their diff."""
+    if batch.diff is None:
+        return None
+    return {**batch.diff, "added_count": batch.added, "removed_count": batch.removed, "limit": DIFF_SHOWN}
+
+
+def _removal_file(*, actor: Actor, people: int, summary: str, list_import=None, entry=None, reason: str = ""):
+    removal = ExclusionRemoval(
+        list_import=list_import, entry=entry, people=people, reason=reason, requested_by=actor.name,
+        requested_by_user=actor.user_id, requested_at=timezone.now(),
+    )
+    removal.seal()
+    removal.save(force_insert=True)
+    audit_record(actor=actor, action="list_removal", summary=f"{summary}: waits for a second compliance person",
+                 detail={"removal": removal.pk, "requested": people})
+    return removal
+
+
+def removal_status(removal: ExclusionRemoval) -> str:
+    """`waiting`, `confirmed`, `declined`, or `superseded` (a state upload whose removals
+    a later list in force made moot)."""
+    decision = ExclusionRemovalDecision.objects.filter(removal=removal).first()
+    if decision is not None:
+        return decision.outcome
+    if removal.list_import_id is not None and removal.list_import_id not in state_imports_in_force():
+        return "superseded"
+    return "waiting"
+
+
+def house_list_remove_request(*, actor: Actor, entry_id: int, reason: str) -> ExclusionRemoval:
+    """Compliance asks to take a patron off the house's list; they stay listed until
+    another compliance person confirms (removal_decide)."""
+    if actor.role != "compliance":
+        raise PatronError("not_authorized", "compliance asks for a removal from the house's list")
+    reason = printed(reason or "")
+    refuse_unstorable([("the reason", reason)], "invalid_command")
+    if not reason:
+        raise PatronError("invalid_command", "say why the patron comes off the house's list")
+    with transaction.atomic():
+        lists_lock()
+        entry = entries_in_force().filter(source="house", pk=entry_id).select_related("patron").first()
+        if entry is None:
+            raise PatronError("unknown_entry", "no such entry on the house's list in force")
+        if ExclusionRemoval.objects.filter(entry=entry, decision__isnull=True).exists():
+            raise PatronError("wrong_state", "a removal of this entry already waits for a second person")
+        return _removal_file(actor=actor, people=1, entry=entry, reason=reason[:200],
+                             summary=f"patron {entry.patron.number if entry.patron else entry.name} off the house's list")
+
+
+def removal_decide(*, actor: Actor, removal_id: int, outcome: str, reason: str = "") -> ExclusionRemovalDecision:
+    """A compliance person confirms (the people come off the list) or declines (they stay)
+    a removal. The requester may withdraw (decline) their own; confirming takes another
+    person: another user id, not another session of the same login."""
+    if actor.role != "compliance":
+        raise PatronError("not_authorized", "compliance decides a removal from a list")
+    if outcome not in ("confirmed", "declined"):
+        raise PatronError("invalid_command", "a removal is confirmed or declined")
+    reason = printed(reason or "")
+    refuse_unstorable([("the reason", reason)], "invalid_command")
+    with transaction.atomic():
+        lists_lock()
+        removal = ExclusionRemoval.objects.filter(pk=removal_id).first()
+        if removal is None:
+            raise PatronError("unknown_entry", "no such removal")
+        status = removal_status(removal)
+        if status != "waiting":
+            raise PatronError("wrong_state", f"this removal is {status}")
+        if outcome == "confirmed" and (actor.user_id is None or actor.user_id == removal.requested_by_user):
+            raise PatronError("second_person_required", "a compliance person other than the requester confirms a removal")
+        decision = ExclusionRemovalDecision(
+            removal=removal, outcome=outcome, reason=reason[:200], decided_by=actor.name,
+            decided_by_user=actor.user_id, decided_at=timezone.now(),
+        )
+        decision.seal()
+        decision.save(force_insert=True)
+        audit_record(actor=actor, action="list_removal",
+                     summary=f"removal {removal.pk} ({removal.people} people) {outcome}, asked by {removal.requested_by}",
+                     detail={"removal": removal.pk, "decision": decision.pk, "outcome": outcome})
+    return decision
 
 
 def house_list_add(*, actor: Actor, patron_id: int, reason: str = "") -> ExclusionEntry:
@@ -324,7 +483,12 @@ def house_list_add(*, actor: Actor, patron_id: int, reason: str = "") -> Exclusi
     patron = Patron.objects.filter(pk=patron_id).first()
     if patron is None:
         raise PatronError("unknown_patron", "no such patron")
+    reason = printed(reason or "")
+    refuse_unstorable([("the reason", reason)], "invalid_command")
     with transaction.atomic():
+        lists_lock()
+        if entries_in_force().filter(source="house", patron=patron).exists():
+            raise PatronError("already_listed", f"patron {patron.number} is on the house's list already")
         entry = ExclusionEntry.objects.create(
             source="house", patron=patron, name=patron.legal_name, date_of_birth=patron.date_of_birth,
             id_number=patron.id_number, reason=reason[:200], added_at=timezone.now(), added_by=actor.name,

@@ -254,12 +254,23 @@ class ExclusionImport(SealedRow):
     )
     imported_by = models.CharField(max_length=150)
     imported_at = models.DateTimeField()
+    # The diff against the list in force when it was uploaded (issue 34): the imports that
+    # made that list (`base`), how many people the upload adds and how many it removes. An
+    # upload that removes nobody is in force at once; one that removes anyone keeps the
+    # list before it in force beside it (its additions count at once) until a second
+    # compliance person confirms its ExclusionRemoval. Null on imports made before.
+    base = models.JSONField(null=True, blank=True, help_text="ids of the imports in force when it was uploaded")
+    added = models.PositiveIntegerField(null=True, blank=True)
+    removed = models.PositiveIntegerField(null=True, blank=True)
+    # The first people of each side of that diff, as the page shows them (patrons.identity
+    # .DIFF_SHOWN): kept at upload, so the page never recomputes a list of 100,000.
+    diff = models.JSONField(null=True, blank=True, help_text='{"added": [...], "removed": [...]}, the first of each')
 
     class Meta:
         ordering = ["-imported_at", "-id"]
 
     def sealed_content(self) -> dict:
-        return {
+        content = {
             "filename": self.filename,
             "sha256": self.sha256,
             "rows": self.rows,
@@ -267,6 +278,10 @@ class ExclusionImport(SealedRow):
             "imported_by": self.imported_by,
             "imported_at": self.imported_at.astimezone(UTC).isoformat(),
         }
+        # Sealed only when set, so the imports sealed before these fields keep their seals.
+        if self.removed is not None:
+            content.update(base=self.base, added=self.added, removed=self.removed, diff=self.diff)
+        return content
 
 
 def entries_digest(entries) -> str:
@@ -347,4 +362,66 @@ class ExclusionHit(SealedRow):
             "employee": self.employee,
             "created_at": self.created_at.astimezone(UTC).isoformat(),
             "gaming_day": self.gaming_day.isoformat(),
+        }
+
+
+class ExclusionRemoval(SealedRow):
+    """Someone asks to take people off a list in force: a state upload that removes
+    anyone (`list_import`, filed by the upload itself) or one house-list entry (`entry`).
+    Nothing comes off until a compliance person other than the requester (another user
+    id) confirms it (ExclusionRemovalDecision); until then everyone stays listed."""
+
+    list_import = models.OneToOneField(
+        ExclusionImport, on_delete=models.PROTECT, null=True, blank=True, related_name="removal"
+    )
+    entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="removals")
+    people = models.PositiveIntegerField(help_text="how many people it takes off")
+    reason = models.CharField(max_length=200, blank=True)
+    requested_by = models.CharField(max_length=150)
+    requested_by_user = models.IntegerField(null=True, blank=True, help_text="the requester's user id")
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(list_import__isnull=True, entry__isnull=False)
+                | Q(list_import__isnull=False, entry__isnull=True),
+                name="removal_names_one_list_change",
+            ),
+        ]
+
+    def sealed_content(self) -> dict:
+        return {
+            "list_import": self.list_import_id,
+            "entry": self.entry_id,
+            "people": self.people,
+            "reason": self.reason,
+            "requested_by": self.requested_by,
+            "requested_by_user": self.requested_by_user,
+            "requested_at": self.requested_at.astimezone(UTC).isoformat(),
+        }
+
+
+class ExclusionRemovalDecision(SealedRow):
+    """The second person's answer to a removal: `confirmed` (the people come off the list;
+    never by the requester) or `declined` (they stay). One per removal."""
+
+    OUTCOMES = [("confirmed", "confirmed"), ("declined", "declined")]
+
+    removal = models.OneToOneField(ExclusionRemoval, on_delete=models.PROTECT, related_name="decision")
+    outcome = models.CharField(max_length=10, choices=OUTCOMES)
+    reason = models.CharField(max_length=200, blank=True)
+    decided_by = models.CharField(max_length=150)
+    decided_by_user = models.IntegerField(help_text="the decider's user id")
+    decided_at = models.DateTimeField()
+
+    def sealed_content(self) -> dict:
+        return {
+            "removal": self.removal_id,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "decided_by": self.decided_by,
+            "decided_by_user": self.decided_by_user,
+            "decided_at": self.decided_at.astimezone(UTC).isoformat(),
         }

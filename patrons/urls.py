@@ -4,6 +4,7 @@ under /api/tables/<id>/, the floor's alerts, the compliance pages under /complia
 from django.urls import path
 
 from . import views
+from .identity import STATE_LIST_UPLOAD_PATH
 
 app_name = "patrons"
 
@@ -23,4 +24,10 @@ urlpatterns = [
     path("compliance/ctr/export.csv", views.ctr_export, name="ctr-export"),
     path("compliance/self-exclusion/", views.self_exclusion, name="self-exclusion"),
     path("compliance/self-exclusion/export.csv", views.hits_export, name="self-exclusion-export"),
+    # The upload of the state's list: the one route whose body may pass 64 KiB
+    # (STATE_LIST_UPLOAD_PATH; cardroom/asgi.py, docker/nginx.conf).
+    path(STATE_LIST_UPLOAD_PATH.lstrip("/"), views.state_list_upload, name="state-list-upload"),
+    path("compliance/self-exclusion/imports/<int:import_id>/", views.state_import, name="state-import"),
+    path("compliance/self-exclusion/removals/<int:removal_id>/decide", views.removal_decide, name="removal-decide"),
+    path("compliance/self-exclusion/house/", views.house_list, name="house-list"),
 ]

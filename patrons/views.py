@@ -25,7 +25,7 @@ from collections_fees.views import csv_export_response
 
 from . import cash, identity, selectors
 from .identity import PatronError
-from .models import ExclusionImport, Patron, UnidentifiedPatron
+from .models import ExclusionImport, ExclusionRemoval, Patron, UnidentifiedPatron
 
 PATRON_READERS = ("supervisor", "compliance")
 
@@ -167,29 +167,128 @@ ctr_export = _csv_view(
 )
 
 
-@page_for(*PATRON_READERS)
-@require_http_methods(["GET", "POST"])
-def self_exclusion(request):
-    """The hits, the lists in force; compliance uploads the state's list here."""
-    message, status = "", 200
-    if request.method == "POST":
-        upload = request.FILES.get("list")
-        try:
-            if upload is None:
-                raise PatronError("invalid_list", "choose the state's CSV file")
-            batch = identity.state_list_import(
-                actor=Actor.from_request(request), filename=upload.name, content=upload.read()
-            )
-            return redirect(f"{request.path}?imported={batch.pk}")
-        except PatronError as error:
-            message, status = f"{error.code}: {error.message}", (403 if error.code == "not_authorized" else 400)
+def _message(error: PatronError) -> tuple[str, int]:
+    return f"{error.code}: {error.message}", (403 if error.code == "not_authorized" else 400)
+
+
+def _self_exclusion_page(request, message: str = "", status: int = 200):
+    imports = list(ExclusionImport.objects.select_related("removal")[:10])
+    in_force = set(identity.state_imports_in_force())
+    for batch in imports:
+        batch.in_force = batch.pk in in_force
+    waiting = [r for r in ExclusionRemoval.objects.select_related("list_import", "entry__patron")
+               .filter(decision__isnull=True)[:50] if identity.removal_status(r) == "waiting"]
     context = {
         "hits": selectors.floor_alerts()["hits"],
-        "imports": ExclusionImport.objects.all()[:10],
+        "imports": imports,
         "in_force": identity.entries_in_force().count(),
+        "waiting": waiting,
         "message": message,
+        "upload_limit": identity.MAX_STATE_LIST_BYTES,
     }
     return render(request, "patrons/self_exclusion.html", context, status=status)
+
+
+@page_for(*PATRON_READERS)
+@require_GET
+def self_exclusion(request):
+    """The hits, the lists in force, the state's imports and the removals that wait."""
+    return _self_exclusion_page(request)
+
+
+@page_for(*PATRON_READERS)
+@require_POST
+def state_list_upload(request):
+    """Compliance uploads the state's list (its own route: the one body allowed past 64 KiB,
+    cardroom/asgi.py and docker/nginx.conf). The answer is the upload's diff."""
+    upload = request.FILES.get("list")
+    try:
+        if upload is None:
+            raise PatronError("invalid_list", "choose the state's CSV file")
+        batch = identity.state_list_import(actor=Actor.from_request(request), filename=upload.name, content=upload.read())
+    except PatronError as error:
+        return _self_exclusion_page(request, *_message(error))
+    return redirect("patrons:state-import", import_id=batch.pk)
+
+
+def _state_import_page(request, import_id: int, message: str = "", status: int = 200):
+    batch = get_object_or_404(ExclusionImport.objects.select_related("removal"), pk=import_id)
+    removal = getattr(batch, "removal", None)
+    context = {
+        "batch": batch,
+        "diff": identity.import_diff(batch),
+        "removal": removal,
+        "status": identity.removal_status(removal) if removal else None,
+        "in_force": batch.pk in identity.state_imports_in_force(),
+        "message": message,
+    }
+    return render(request, "patrons/state_import.html", context, status=status)
+
+
+@page_for(*PATRON_READERS)
+@require_GET
+def state_import(request, import_id: int):
+    """One upload: who it added (in force since) and who it removes, and whether its
+    removals wait for a second compliance person, were confirmed or declined."""
+    return _state_import_page(request, import_id)
+
+
+@page_for(*PATRON_READERS)
+@require_POST
+def removal_decide(request, removal_id: int):
+    """A compliance person confirms or declines a removal from a list."""
+    removal = get_object_or_404(ExclusionRemoval, pk=removal_id)
+    try:
+        identity.refuse_unstorable(_form_texts(request.POST), "invalid_command")
+        identity.removal_decide(actor=Actor.from_request(request), removal_id=removal.pk,
+                                outcome=request.POST.get("outcome", ""), reason=request.POST.get("reason", ""))
+        message, status = "", 200
+    except PatronError as error:
+        message, status = _message(error)
+    if removal.list_import_id is not None:
+        if status != 200:
+            return _state_import_page(request, removal.list_import_id, message, status)
+        return redirect("patrons:state-import", import_id=removal.list_import_id)
+    if status != 200:
+        return _house_list_page(request, message, status)
+    return redirect("patrons:house-list")
+
+
+def _house_list_page(request, message: str = "", status: int = 200):
+    entries = list(identity.entries_in_force().filter(source="house").select_related("patron").order_by("-added_at", "-id"))
+    waiting = {r.entry_id: r for r in ExclusionRemoval.objects.filter(entry__in=entries, decision__isnull=True)}
+    for entry in entries:
+        entry.waiting_removal = waiting.get(entry.pk)
+    history = ExclusionRemoval.objects.filter(entry__isnull=False).select_related("entry__patron", "decision")[:50]
+    return render(request, "patrons/house_list.html",
+                  {"entries": entries, "history": history, "message": message}, status=status)
+
+
+@page_for(*PATRON_READERS)
+@require_http_methods(["GET", "POST"])
+def house_list(request):
+    """The house's own list: a patron added at once (compliance or a supervisor: a patron
+    who asks at the floor is refused from then on); compliance asks for a removal here,
+    and another compliance person confirms it."""
+    if request.method == "GET":
+        return _house_list_page(request)
+    actor, form = Actor.from_request(request), request.POST
+    try:
+        identity.refuse_unstorable(_form_texts(form), "invalid_command")
+        if form.get("action") == "remove":
+            try:
+                entry_id = int(form.get("entry", ""))
+            except ValueError:
+                raise PatronError("unknown_entry", "entry is an entry id") from None
+            identity.house_list_remove_request(actor=actor, entry_id=entry_id, reason=form.get("reason", ""))
+        else:
+            patron, _ = identity.patron_of_player(form.get("patron", ""))
+            if patron is None:
+                raise PatronError("unknown_patron", "no patron has that number or card")
+            identity.house_list_add(actor=actor, patron_id=patron.pk, reason=form.get("reason", ""))
+    except PatronError as error:
+        return _house_list_page(request, *_message(error))
+    return redirect("patrons:house-list")
 
 
 @page_for(*PATRON_READERS)

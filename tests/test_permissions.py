@@ -127,6 +127,13 @@ MATRIX = {
     "compliance/ctr/export.csv": ("get", PATRON_READERS),
     "compliance/self-exclusion/": ("get", PATRON_READERS),
     "compliance/self-exclusion/export.csv": ("get", PATRON_READERS),
+    # The lists changed carefully (issue 34): the pages admit supervisors and compliance;
+    # the service decides who may upload, ask for and confirm a removal
+    # (tests/patron_aml/test_exclusion_lists.py).
+    "compliance/self-exclusion/state-list/": ("post", PATRON_READERS),
+    "compliance/self-exclusion/imports/<int:import_id>/": ("get", PATRON_READERS),
+    "compliance/self-exclusion/removals/<int:removal_id>/decide": ("post", PATRON_READERS),
+    "compliance/self-exclusion/house/": ("get", PATRON_READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"
@@ -196,6 +203,8 @@ def _url(route: str, world) -> str:
         .replace("<uuid:export_id>", str(uuid.uuid4()))
         .replace("<int:patron_id>", "999999")
         .replace("<int:unidentified_id>", "999999")
+        .replace("<int:import_id>", "999999")
+        .replace("<int:removal_id>", "999999")
     )
 
 

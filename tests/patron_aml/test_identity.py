@@ -113,8 +113,12 @@ def test_the_house_list_sits_beside_the_states(tables, ann, actors):
     assert sit(tables[1], "cc-77001", 1, actors["dealer"]).code == "self_excluded"
 
 
-def test_a_new_state_list_replaces_the_one_in_force(tables, listed, actors):
-    identity.state_list_import(actor=actors["compliance"], filename="state2.csv", content=b"name\nCarla Ruiz\n")
+def test_a_new_state_list_replaces_the_one_in_force_once_a_second_person_confirms(tables, listed, actors):
+    """Issue 34: a shorter list drops Bob only when another compliance person confirms
+    (tests/patron_aml/test_exclusion_lists.py holds the rest)."""
+    batch = identity.state_list_import(actor=actors["compliance"], filename="state2.csv", content=b"name\nCarla Ruiz\n")
+    assert sit(tables[0], "P-2002", 1, actors["dealer"]).code == "self_excluded"
+    identity.removal_decide(actor=actors["compliance2"], removal_id=batch.removal.pk, outcome="confirmed")
     assert sit(tables[0], "P-2002", 1, actors["dealer"]).ok
 
 

@@ -342,3 +342,17 @@ def test_the_seeded_first_push_is_a_whole_mark_still_to_come_inside_the_shift():
     assert first_relief_push(on_mark, on_mark + timedelta(hours=1)) == on_mark + timedelta(minutes=5)
     # The shift ends before the next mark: the plan starts now, inside its shift.
     assert first_relief_push(now, now + timedelta(minutes=1)) == now
+
+
+def test_the_demo_has_a_second_compliance_person_to_confirm_a_removal_from_a_list():
+    """Issue 34: a removal from a self-exclusion list takes two compliance people; the demo
+    seeds `compliance2` so that one can be confirmed."""
+    from patrons import identity
+
+    seed()
+    first, second = demo("compliance"), demo("compliance2")
+    assert first.role == second.role == "compliance" and first.user_id != second.user_id
+    identity.state_list_import(actor=first, filename="1.csv", content=b"name\nBob Stone\nCarla Ruiz\n")
+    shorter = identity.state_list_import(actor=first, filename="2.csv", content=b"name\nCarla Ruiz\n")
+    identity.removal_decide(actor=second, removal_id=shorter.removal.pk, outcome="confirmed")
+    assert [e.name for e in identity.entries_in_force()] == ["Carla Ruiz"]

@@ -112,6 +112,8 @@ DEMO_USERS = {
     "supervisor": ("supervisor-demo", "supervisor"),
     "supervisor2": ("supervisor2-demo", "supervisor"),  # a second person, to approve voids
     "compliance": ("compliance-demo", "compliance"),
+    # A second compliance person: a removal from a self-exclusion list takes two.
+    "compliance2": ("compliance2-demo", "compliance"),
     "counter": ("counter-demo", "count_team"),  # the count team: two people count and sign
     "counter2": ("counter2-demo", "count_team"),
     "manager": ("manager-demo", "manager"),  # approves large variances and reopens
