@@ -45,6 +45,17 @@ MAX_STATE_LIST_BYTES = 5 * 1024 * 1024
 # this limit; docker/nginx.conf gives its `location` a client_max_body_size above it.
 STATE_LIST_UPLOAD_PATH = "/compliance/self-exclusion/state-list/"
 STATE_LIST_BODY_BYTES = MAX_STATE_LIST_BYTES + 64 * 1024
+# The message of a refusal about a listed or alerted patron (`self_excluded`, and a hold
+# for a person to check): the tablet that shows it is in the patron's sight, so it names
+# no reason. The code on the wire says it for the software; the hit, with the reason,
+# goes to the floor and compliance.
+DISCREET_MESSAGE = "Call a supervisor before going on."
+# The names compared word by word (patrons/folding.py `fold_name`); the other keys are numbers.
+NAME_FIELDS = ("display_name", "legal_name")
+# The tablet's lookup: at most this many results, and a query of at least this many
+# letters and digits, so nobody lists the patrons by typing one letter after another.
+LOOKUP_LIMIT = 10
+LOOKUP_MIN_CHARACTERS = 2
 
 
 class PatronError(CodedError):
@@ -125,7 +136,9 @@ def _keys_write(patron: Patron) -> None:
         value = getattr(patron, field)
         if value:
             folded, skel, fold_skel = person_keys(value)
-            rows.append(PatronKey(patron=patron, field=field, folded=folded, skeleton=skel, fold_skeleton=fold_skel))
+            fold = fold_name(value) if field in NAME_FIELDS else fold_number(value)
+            rows.append(PatronKey(patron=patron, field=field, folded=folded, skeleton=skel, fold_skeleton=fold_skel,
+                                  fold=fold))
     for row in rows:
         # A name within its column may still grow when folded (ß is ss) past the key's.
         refuse_unfit(row, "invalid_patron", f"{row.field} compared as ")
@@ -139,16 +152,31 @@ def _matching_keys(text: str, *, fields):
     )
 
 
-def patron_lookup(query: str, *, limit: int = 10) -> list[dict]:
-    """Patrons whose card, number or name is the query (case and look-alikes caught):
-    what a dealer sees of each (display name and number; no identification)."""
+def patron_lookup(query: str, *, actor: Actor, limit: int = LOOKUP_LIMIT) -> list[dict]:
+    """Patrons a person at a table may be looking for, as people write them: a number or
+    card whatever its case, punctuation or look-alike letters ("P1001" is P-1001), or a
+    name by the start of its words, accents folded ("Maria" finds "María L.").
+
+    A dealer searches the display name, the number and the card: a legal name is
+    identification, so a dealer's search by it finds nothing (it would confirm who is a
+    patron). Compliance and supervisors search legal names too. Whoever asks, each result
+    is what anyone at the table may see (display name and number), at most `limit` of
+    them, and a query with too few letters to name anyone finds nothing."""
     query = printed(query or "")
-    if not query:
+    names, number = fold_name(query), fold_number(query)
+    # Counted as typed: a fold may be longer than the text ("m" has the skeleton "rn").
+    if sum(ch.isalnum() for ch in query) < LOOKUP_MIN_CHARACTERS:
         return []
-    found = {}
-    for key in _matching_keys(query, fields=("number", "card", "display_name", "legal_name"))[:50]:
-        found.setdefault(key.patron.pk, key.patron)
-    return [p.public() for p in list(found.values())[:limit]]
+    name_fields = NAME_FIELDS if actor.role in IDENTIFICATION_ROLES else ("display_name",)
+    # A name matches when each word typed starts one of its words (folded, sorted words
+    # joined by spaces: "l maria"); the folded words hold letters and digits only, so
+    # nothing typed is a LIKE wildcard.
+    by_name = Q(field__in=name_fields)
+    for word in names.split():
+        by_name &= Q(fold__startswith=word) | Q(fold__contains=f" {word}")
+    keys = PatronKey.objects.filter(by_name | Q(field__in=("number", "card"), fold=number))
+    patrons = Patron.objects.filter(pk__in=keys.values("patron_id")).order_by("number")[:limit]
+    return [patron.public() for patron in patrons]
 
 
 def patron_of_player(player: str) -> tuple[Patron | None, UnidentifiedPatron | None]:
@@ -271,7 +299,7 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
     )
     hit.seal()
     hit.save(force_insert=True)
-    raise PatronError("self_excluded", "this patron is on a self-exclusion list: the floor has been alerted")
+    raise PatronError("self_excluded", DISCREET_MESSAGE)
 
 
 def tppp_check(*, player: str, tppp) -> None:

@@ -61,6 +61,10 @@ class PatronKey(models.Model):
     folded = models.CharField(max_length=200, db_index=True)
     skeleton = models.CharField(max_length=400, db_index=True)
     fold_skeleton = models.CharField(max_length=400, db_index=True)
+    # As people write it (patrons/folding.py): a name's words folded and sorted ("l maria"),
+    # a number's or card's letters and digits ("p1001"). The tablet's lookup matches a
+    # number or card on it exactly and a name by the start of its words (a LIKE).
+    fold = models.CharField(max_length=400, default="", db_index=True)
 
 
 class UnidentifiedPatron(models.Model):

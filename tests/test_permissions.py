@@ -112,7 +112,7 @@ MATRIX = {
     "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
     # Patrons (patrons/urls.py): the table's endpoints for whoever drives it; identification
     # and the AML pages for supervisors and compliance only (not an admin).
-    "api/tables/<int:table_id>/patrons": ("get", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/patrons": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "floor/patrons/": ("get", PATRON_READERS),
@@ -218,6 +218,7 @@ BODIES = {
     "api/tables/<int:table_id>/open": {"open": True, "reason": "game on"},
     "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
+    "api/tables/<int:table_id>/patrons": {"q": "Maria"},
     "api/tables/<int:table_id>/patrons/unidentified": {"description": "woman, 30s, green scarf"},
     "api/tables/<int:table_id>/cash": {"kind": "chip_purchase", "amount": 50000, "player": "P-404"},
 }
