@@ -120,7 +120,7 @@ def test_a_dealer_of_another_table_looks_up_nobody(people, tables, maria):
 
 def test_the_migration_fills_the_folded_forms_of_existing_patrons(people, tables, maria):
     PatronKey.objects.update(fold="")
-    migration = importlib.import_module("patrons.migrations.0007_patronkey_fold")
+    migration = importlib.import_module("patrons.migrations.0008_patronkey_fold")
     migration.fill(django_apps, None)
     assert numbers(look_up(logged_in(people["dealer"]), tables[0], "maria")) == ["P-1001"]
     assert numbers(look_up(logged_in(people["dealer"]), tables[0], "p1001")) == ["P-1001"]

@@ -18,7 +18,7 @@ def fill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("patrons", "0006_exclusion_import_and_hit_seals")]
+    dependencies = [("patrons", "0007_list_changes_two_people")]
 
     operations = [
         migrations.AddField(
