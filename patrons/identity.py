@@ -46,6 +46,8 @@ class PatronError(CodedError):
             # A progressive award's cash payout (patrons/cash.py): the award it names is not
             # at that table; its confirmer may not record it; the log's head is gone.
             "unknown_award", "second_person_required", "wrong_state",
+            # An award is cashed out once (patrons.cash.award_already_paid).
+            "award_paid",
         }
     )
 
