@@ -108,6 +108,8 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
         # still a hit for the floor, not only an unknown patron.
         if refused is None and patron is None and unidentified is None:
             refused = PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
+        if refused is None and award is not None:
+            refused = award_already_paid(*award)
         if refused is None:
             row = _append(kind=kind, amount=amount, patron=patron, unidentified=unidentified, table_id=table_id,
                           actor=actor, note=note, now=now, mtl_at=mtl_at, award=award)
@@ -137,6 +139,16 @@ def _award_paid(kind, table_id, award_round, award_seat, actor: Actor) -> tuple[
             f"{actor.name} confirmed this award: another person records its cash payout",
         )
     return award_round, award_seat
+
+
+def award_already_paid(award_round: int, award_seat: int) -> PatronError | None:
+    """An award is cashed out once (a double tap, a second person paying it again): its
+    earlier payout row names it, read under the cash lock (and the database's unique
+    `cash_award_paid_once` behind it)."""
+    paid = CashTransaction.objects.filter(award_round_id=award_round, award_seat=award_seat).first()
+    if paid is None:
+        return None
+    return PatronError("award_paid", f"the award of round {award_round} seat {award_seat} was paid (cash seq {paid.seq})")
 
 
 def award_confirmer(rnd: Round, seat: int) -> str | None:

@@ -69,6 +69,8 @@ class PatronError(CodedError):
             # The lists changed carefully (issue 34): a header-only state list; a house
             # entry or removal not known; a patron on the house's list already.
             "empty_list", "unknown_entry", "already_listed",
+            # An award is cashed out once (patrons.cash.award_already_paid).
+            "award_paid",
         }
     )
 

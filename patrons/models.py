@@ -150,6 +150,12 @@ class CashTransaction(models.Model):
                 | Q(award_round__isnull=False, award_seat__isnull=False, kind="cash_payout"),
                 name="cash_award_is_a_payout_of_a_seat",
             ),
+            # A progressive award is cashed out once: a second payout of the same round's
+            # seat is refused (patrons.cash `award_paid`), and this is the database's word.
+            models.UniqueConstraint(
+                fields=["award_round", "award_seat"], condition=Q(award_round__isnull=False),
+                name="cash_award_paid_once",
+            ),
         ]
 
     def chain_content(self) -> dict:
