@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('patrons', '0006_exclusion_import_and_hit_seals'),
+        ('patrons', '0008_patronkey_fold'),
         ('rounds', '0010_round_index_by_table_day_and_time'),
         ('tables', '0026_table_audit_chain_head'),
     ]
