@@ -46,6 +46,10 @@ class PatronError(CodedError):
             # A progressive award's cash payout (patrons/cash.py): the award it names is not
             # at that table; its confirmer may not record it; the log's head is gone.
             "unknown_award", "second_person_required", "wrong_state",
+            # Cash corrections (patrons/cash.py, docs/patrons.md "Corrections"): a possible
+            # double entry; a reversal's request and decision.
+            "possible_duplicate", "reason_required", "unknown_cash", "unknown_request", "already_requested",
+            "already_reversed", "not_reversible", "already_decided",
         }
     )
 
