@@ -276,3 +276,30 @@ def test_a_dealer_asks_over_http_and_a_supervisor_approves_on_the_reversals_page
     assert f"reversal of cash #{entry.seq}".encode() in detail.content
     mtl = supervisor.get("/compliance/mtl/")
     assert f"reversal of #{entry.seq}".encode() in mtl.content
+
+
+@pytest.mark.django_db(transaction=True)  # the exports read committed rows
+def test_both_rows_show_in_the_exports_and_the_cash_export_verifies_offline(people, tables, ann, actors, tmp_path):
+    from tests.compliance.asgi import AsgiClient
+    from tests.patron_aml.test_pages import _export, verify
+
+    t1, _ = tables
+    buys = [record(t1, actors["dealer"], amount=550000, kind="chip_purchase", confirm=True) for _ in range(2)]
+    sue = Actor.of(person("sue", "supervisor"))
+    reversal = reverse(buys[1], asked_by=actors["dealer"], approved_by=sue).reversal
+    officer = logged_in(people["compliance"])
+    asgi = AsgiClient(officer)
+    asgi.client = officer
+    csv_path, manifest_path, manifest = _export(asgi, "/compliance/cash/export.csv", tmp_path, "cash")
+    assert manifest["rows"] == 3
+    code, out = verify(manifest_path)
+    assert code == 0, out  # the reversal re-hashes offline with its `reverses`
+    lines = csv_path.read_text().splitlines()
+    header = lines[0].split(",")
+    last = dict(zip(header, lines[-1].split(","), strict=False))
+    assert (last["chain_seq"], last["reverses_id"]) == (str(reversal.seq), str(buys[1].pk))
+    history_path, _, _ = _export(asgi, f"/compliance/patrons/{ann.pk}/history.csv", tmp_path, "patron_history")
+    assert f"reversal of cash #{buys[1].seq}" in history_path.read_text()
+    # $11,000 less $5,500: no CTR candidate, so the CTR export is empty.
+    _, _, ctr = _export(asgi, "/compliance/ctr/export.csv", tmp_path, "ctr", {"day": buys[0].gaming_day.isoformat()})
+    assert ctr["rows"] == 0
