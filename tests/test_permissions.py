@@ -115,6 +115,8 @@ MATRIX = {
     "api/tables/<int:table_id>/patrons": ("get", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "compliance/cash/reversals/": ("get", PATRON_READERS),
     "floor/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
@@ -196,6 +198,7 @@ def _url(route: str, world) -> str:
         .replace("<uuid:export_id>", str(uuid.uuid4()))
         .replace("<int:patron_id>", "999999")
         .replace("<int:unidentified_id>", "999999")
+        .replace("<int:seq>", "999999")
     )
 
 
@@ -211,6 +214,7 @@ BODIES = {
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
     "api/tables/<int:table_id>/patrons/unidentified": {"description": "woman, 30s, green scarf"},
     "api/tables/<int:table_id>/cash": {"kind": "chip_purchase", "amount": 50000, "player": "P-404"},
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": {"reason": "double tap"},
 }
 
 
