@@ -16,11 +16,12 @@ three (`verify_chain`) and the alerts against the log (`verify_alerts`).
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import re
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, Sum
+from django.db.models import BigIntegerField, Case, F, Q, Sum, When
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, witness
@@ -31,7 +32,17 @@ from rounds.models import Round
 from tables.models import TableEvent
 
 from .identity import IDENTIFICATION_ROLES, PatronError, exclusion_check, patron_of_player
-from .models import CashAlert, CashCheckpoint, CashLog, CashTransaction, Patron, PatronLink, UnidentifiedPatron
+from .models import (
+    CashAlert,
+    CashCheckpoint,
+    CashLog,
+    CashReversalDecision,
+    CashReversalRequest,
+    CashTransaction,
+    Patron,
+    PatronLink,
+    UnidentifiedPatron,
+)
 
 LOCK_KEY = "cardroom-cash-chain"
 LOG = "cash"  # the cash log's name among the chains (cardroom/checkpoints.py, the witness)
@@ -65,20 +76,49 @@ def _subject_filter(subject: str) -> Q:
     return Q(unidentified_id=int(pk))
 
 
+# What a cash row counts for in a total: an original its amount, a reversal (a row that
+# names the one it reverses) minus it. Every total, alert and CTR list counts through
+# `counted_total` (or, in SQL, models.COUNTED_SQL), so originals less reversals is said once.
+COUNTED_AMOUNT = Case(When(reverses__isnull=True, then=F("amount")), default=-F("amount"), output_field=BigIntegerField())
+
+
+def counted(row: CashTransaction) -> int:
+    return -row.amount if row.reverses_id is not None else row.amount
+
+
+def counted_total(rows) -> int:
+    """The total of a queryset of cash rows: originals less reversals."""
+    return rows.aggregate(total=Sum(COUNTED_AMOUNT))["total"] or 0
+
+
 def day_total(subject: str, gaming_day: date, direction: str) -> int:
-    rows = CashTransaction.objects.filter(_subject_filter(subject), gaming_day=gaming_day, direction=direction)
-    return rows.aggregate(total=Sum("amount"))["total"] or 0
+    return counted_total(CashTransaction.objects.filter(_subject_filter(subject), gaming_day=gaming_day, direction=direction))
+
+
+# A second entry of the same patron, kind and amount within this window is refused
+# `possible_duplicate` unless sent again with `confirm: true` (a double tap, or a real
+# second purchase the dealer confirms).
+DUPLICATE_WINDOW = timedelta(minutes=2)
+CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
 def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, note: str = "",
                 at: datetime | None = None, award_round: int | None = None,
-                award_seat: int | None = None) -> CashTransaction:
+                award_seat: int | None = None, client_id: str | None = None, confirm=False) -> CashTransaction:
     """Record a chip purchase for cash or a cash payout at a table, by its dealer or a
     supervisor. `player` is the seat's id: a patron number or card, or "U-<id>". A listed
     patron is refused (`self_excluded`, recorded as a hit). `at` is a system process's only.
     A payout of a progressive award names it (`award_round`, the round's id, and
     `award_seat`) and is recorded by someone other than the supervisor who confirmed the
-    award (`second_person_required`). Bad input raises PatronError and writes nothing."""
+    award (`second_person_required`). Bad input raises PatronError and writes nothing.
+
+    `client_id` is the tablet's id of the entry: sent again at the same table, the first
+    entry is answered (`row.replayed`) and nothing new is recorded. The same patron, kind
+    and amount within DUPLICATE_WINDOW is refused `possible_duplicate` unless `confirm`."""
+    if client_id is not None and (not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id)):
+        raise PatronError("invalid_command", "client_id is 1 to 64 letters, digits or - _ . :")
+    if confirm not in (True, False):
+        raise PatronError("invalid_command", "confirm is true or false")
     if kind not in CashTransaction.DIRECTIONS:
         raise PatronError("invalid_command", "kind is chip_purchase or cash_payout")
     most = settings.CARDROOM_CASH_MAX_CENTS
@@ -95,6 +135,12 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
     refused = None
     with transaction.atomic():
         lock()
+        if client_id:
+            # Under the lock: two copies of one entry arriving at once find one row.
+            first = CashTransaction.objects.filter(table_id=table_id, client_id=client_id).first()
+            if first is not None:
+                first.replayed = True
+                return first
         # Under the lock: the link state a row's subject comes from, and its time, are in
         # the order the lock gives the log and the links (verify_alerts replays them so).
         patron, unidentified = patron_of_player(player)
@@ -110,12 +156,34 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
             refused = PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
         if refused is None and award is not None:
             refused = award_already_paid(*award)
+        if refused is None and not confirm:
+            refused = _possible_duplicate(patron, unidentified, kind, amount, now)
         if refused is None:
             row = _append(kind=kind, amount=amount, patron=patron, unidentified=unidentified, table_id=table_id,
-                          actor=actor, note=note, now=now, mtl_at=mtl_at, award=award)
+                          actor=actor, note=note, now=now, mtl_at=mtl_at, award=award, client_id=client_id or "")
+            row.replayed = False
     if refused is not None:
         raise refused
     return row
+
+
+def _possible_duplicate(patron, unidentified, kind, amount, now) -> PatronError | None:
+    """The same person (a patron with every U-id linked to them, or a U-id), kind and
+    amount recorded within DUPLICATE_WINDOW, at any table, and not reversed since."""
+    subject = subject_of(patron, unidentified)
+    reversed_ids = CashTransaction.objects.filter(reverses__isnull=False).values("reverses_id")
+    earlier = (
+        CashTransaction.objects.filter(_subject_filter(subject), kind=kind, amount=amount, reverses__isnull=True,
+                                       created_at__gte=now - DUPLICATE_WINDOW, created_at__lte=now)
+        .exclude(pk__in=reversed_ids).order_by("-seq").first()
+    )
+    if earlier is None:
+        return None
+    return PatronError(
+        "possible_duplicate",
+        f"the same {kind} of this amount for this patron was recorded {int((now - earlier.created_at).total_seconds())} "
+        f"seconds ago (cash #{earlier.seq}): if this is a second one, not a double tap, send it again with confirm",
+    )
 
 
 def _award_paid(kind, table_id, award_round, award_seat, actor: Actor) -> tuple[int, int] | None:
@@ -177,7 +245,8 @@ def head_row(*, create: bool = False) -> CashLog | None:
     return head
 
 
-def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, mtl_at, award=None) -> CashTransaction:
+def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, mtl_at, award=None, client_id="",
+            reverses: CashTransaction | None = None) -> CashTransaction:
     cal = calendar()
     head = head_row(create=True)
     gaming_day = cal.gaming_day(now)
@@ -196,7 +265,8 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
         employee=actor.name,
         employee_role=actor.role,
         note=str(note or "")[:200],
-        mtl=amount >= mtl_at,
+        # A reversal is on the MTL when its original is: both show there.
+        mtl=reverses.mtl if reverses is not None else amount >= mtl_at,
         created_at=now,
         gaming_day=gaming_day,
         shift=cal.shift(now),
@@ -204,6 +274,8 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
         hash_key=hashchain.current_key_id(),
         award_round_id=award[0] if award else None,
         award_seat=award[1] if award else None,
+        reverses=reverses,
+        client_id=client_id,
     )
     row.row_hash = hashchain.link(row.prev_hash, row.chain_content(), row.hash_key)
     row.save(force_insert=True)
@@ -214,10 +286,11 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
     witness.committed_on_commit([(LOG, head.pk, head.seq, head.head)], urgent=True)
     # The total is the subject's as it stands now: a linked U-id counts for its patron.
     subject = subject_of(patron, unidentified)
-    _alerts_for(subject, patron, row.gaming_day, row.direction, crossing=row, before_extra=row.amount)
+    _alerts_for(subject, patron, row.gaming_day, row.direction, crossing=row, before_extra=counted(row))
+    what = f"reversal of cash seq {reverses.seq}: " if reverses is not None else ""
     audit_record(
         actor=actor, action="cash", table_id=table_id,
-        summary=f"{kind} {amount} cents for {row.player} (cash seq {row.seq})", detail={"cash": row.seq},
+        summary=f"{what}{kind} {amount} cents for {row.player} (cash seq {row.seq})", detail={"cash": row.seq},
     )
     return row
 
@@ -225,13 +298,16 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
 def _alerts_for(subject: str, patron: Patron | None, gaming_day: date, direction: str, *, crossing: CashTransaction,
                 before_extra: int, link: PatronLink | None = None) -> list[CashAlert]:
     """Alerts for the lines the subject's day total crossed by the last `before_extra`
-    cents: at the warning (reached) and above the CTR threshold (exceeded)."""
+    cents: at the warning (reached) and above the CTR threshold (exceeded). A line is
+    alerted once a day: a total a reversal took back below it and that crosses it again
+    keeps its first alert (which stays on record: it was true when raised)."""
     _, warn_at, ctr_above = thresholds()
     total = day_total(subject, gaming_day, direction)
     before = total - before_extra
     made = []
     for kind, crossed in (("warning", before < warn_at <= total), ("ctr_required", before <= ctr_above < total)):
-        if crossed:
+        if crossed and not CashAlert.objects.filter(kind=kind, subject=subject, direction=direction,
+                                                    gaming_day=gaming_day).exists():
             made.append(CashAlert.objects.create(
                 kind=kind, subject=subject, patron=patron, direction=direction, gaming_day=gaming_day, total=total,
                 transaction=crossing, link=link, table_id=crossing.table_id, created_at=timezone.now(),
@@ -245,7 +321,7 @@ def alerts_after_link(link: PatronLink) -> None:
     subject = f"patron:{link.patron_id}"
     groups = (
         CashTransaction.objects.filter(unidentified=link.unidentified)
-        .values("gaming_day", "direction").annotate(moved=Sum("amount"))
+        .values("gaming_day", "direction").annotate(moved=Sum(COUNTED_AMOUNT))
     )
     for group in groups:
         last = CashTransaction.objects.filter(
@@ -271,7 +347,7 @@ def ctr_candidates(gaming_day: date) -> list[dict]:
         groups.setdefault((subject, row.direction), []).append(row)
     found = []
     for (subject, direction), txs in groups.items():
-        total = sum(t.amount for t in txs)
+        total = sum(counted(t) for t in txs)
         if total > ctr_above:
             owner = txs[0].patron or getattr(getattr(txs[0].unidentified, "link", None), "patron", None)
             found.append({
@@ -324,12 +400,14 @@ def expected_alerts() -> dict[tuple, dict]:
     """The cash alerts the log calls for under the thresholds in force, replayed in the
     order the cash lock gave the transactions and the links (a link before a transaction
     when it was made before it): {(kind, subject, direction, gaming day): the alert's
-    fields}. Each subject's day total of a direction only grows, so each line is crossed
-    once: by a transaction, or by a link that merges an unidentified patron's totals."""
+    fields}. A line is alerted once per subject, direction and day (the first crossing,
+    by a transaction or by a link that merges an unidentified patron's totals); a
+    reversal lowers the total (originals less reversals) and crosses nothing."""
     _, warn_at, ctr_above = thresholds()
     links = sorted(PatronLink.objects.values("pk", "unidentified_id", "patron_id", "linked_at"), key=lambda l: (l["linked_at"], l["pk"]))
     rows = CashTransaction.objects.order_by("seq").values_list(
-        "pk", "seq", "patron_id", "unidentified_id", "direction", "gaming_day", "amount", "created_at", "table_id"
+        "pk", "seq", "patron_id", "unidentified_id", "direction", "gaming_day", "amount", "created_at", "table_id",
+        "reverses_id",
     )
     linked: dict[int, int] = {}  # unidentified id -> patron id, links made so far
     totals: dict[tuple, int] = {}  # (subject, gaming day, direction) -> total so far
@@ -356,7 +434,10 @@ def expected_alerts() -> dict[tuple, dict]:
             cross(subject, day, direction, totals[key] - moved, totals[key], last_row[key][1:], link["pk"])
 
     pending = list(links)
-    for pk, seq, patron_id, unidentified_id, direction, day, amount, created_at, table_id in rows.iterator(chunk_size=5000):
+    for pk, seq, patron_id, unidentified_id, direction, day, amount, created_at, table_id, reverses_id in rows.iterator(
+        chunk_size=5000
+    ):
+        amount = -amount if reverses_id is not None else amount  # originals less reversals
         while pending and pending[0]["linked_at"] <= created_at:
             apply_link(pending.pop(0))
         if patron_id is not None:
@@ -436,6 +517,110 @@ def patron_link(*, unidentified_id: int, patron_id: int, actor: Actor, reason: s
             detail={"unidentified": unidentified.pk, "patron": patron.pk},
         )
     return link
+
+
+# --- corrections: a reversal, asked by one person and approved by another -------------
+
+REVERSAL_REQUESTERS = ("dealer", "supervisor", "compliance")
+REVERSAL_APPROVERS = ("supervisor", "compliance")
+
+
+def _reason(text) -> str:
+    if not isinstance(text, str) or len(text.strip()) < 3:
+        raise PatronError("reason_required", "say why the entry is reversed (3 to 200 characters)")
+    if len(text) > 200:
+        raise PatronError("reason_required", "the reason is at most 200 characters")
+    return text.strip()
+
+
+def cash_reversal_request(*, seq, reason, actor: Actor) -> CashReversalRequest:
+    """Ask that cash row `seq` be reversed: the dealer of its table, a supervisor or
+    compliance, with a reason. A reversal is never reversed, a row at most once, and one
+    request is pending at a time. Nothing is written to the cash log until another person
+    approves (cash_reversal_decide)."""
+    if actor.user_id is None or actor.role not in REVERSAL_REQUESTERS:
+        raise PatronError("not_authorized", "the table's dealer, a supervisor or compliance asks for a reversal")
+    if type(seq) is not int or seq < 1:
+        raise PatronError("invalid_command", "name the cash entry by its number (cash #)")
+    reason = _reason(reason)
+    with transaction.atomic():
+        lock()
+        original = CashTransaction.objects.filter(seq=seq).first()
+        if original is None:
+            raise PatronError("unknown_cash", f"no cash entry #{seq}")
+        if actor.role == "dealer" and not can_drive(actor, original.table_id):
+            raise PatronError("not_authorized", "a dealer asks for reversals of their own table's cash only")
+        _reversible(original)
+        pending = CashReversalRequest.objects.filter(original=original, decision__isnull=True).first()
+        if pending is not None:
+            raise PatronError("already_requested", f"a reversal of cash #{seq} is already waiting for approval (request {pending.pk})")
+        request = CashReversalRequest.objects.create(
+            original=original, reason=reason, requested_by_id=actor.user_id, requested_name=actor.name,
+            requested_role=actor.role, requested_at=timezone.now(),
+        )
+        audit_record(
+            actor=actor, action="cash", table_id=original.table_id,
+            summary=f"reversal of cash #{seq} requested: {reason}", detail={"cash": seq, "reversal_request": request.pk},
+        )
+    return request
+
+
+def _reversible(original: CashTransaction) -> None:
+    if original.reverses_id is not None:
+        raise PatronError("not_reversible", f"cash #{original.seq} is itself a reversal: it is not reversed")
+    if CashTransaction.objects.filter(reverses=original).exists():
+        raise PatronError("already_reversed", f"cash #{original.seq} is already reversed")
+
+
+def cash_reversal_decide(*, request_id, approve, actor: Actor, note: str = "") -> CashReversalDecision:
+    """A supervisor or compliance decides a reversal request. The approver is another
+    person than the requester and than whoever recorded the original (by user: a second
+    session or tablet of the same person is refused `second_person_required`). Approved,
+    the reversal row is written once, under the cash lock, in the same transaction as the
+    decision: a second approval answers the first decision (`already_decided`)."""
+    if actor.user_id is None or actor.role not in REVERSAL_APPROVERS:
+        raise PatronError("not_authorized", "a supervisor or compliance approves a reversal")
+    if approve not in (True, False):
+        raise PatronError("invalid_command", "approve is true or false")
+    note = str(note or "")[:200]
+    with transaction.atomic():
+        lock()
+        request = CashReversalRequest.objects.select_related("original").filter(pk=request_id).first()
+        if request is None:
+            raise PatronError("unknown_request", f"no reversal request {request_id}")
+        decided = CashReversalDecision.objects.filter(request=request).first()
+        if decided is not None:
+            raise PatronError("already_decided", f"reversal request {request.pk} was decided by {decided.decided_name}")
+        original = request.original
+        if actor.user_id == request.requested_by_id:
+            raise PatronError("second_person_required", "you asked for this reversal: another person approves it")
+        if actor.name == original.employee:
+            raise PatronError("second_person_required", f"you recorded cash #{original.seq}: another person approves its reversal")
+        reversal = None
+        if approve:
+            _reversible(original)
+            # The original's own patron or U-id: a reversal counts where its original did.
+            mtl_at, _, _ = thresholds()
+            reversal = _append(
+                kind=original.kind, amount=original.amount, patron=original.patron, unidentified=original.unidentified,
+                table_id=original.table_id, actor=actor, note=f"reverses cash #{original.seq}: {request.reason}",
+                now=timezone.now(), mtl_at=mtl_at, reverses=original,
+            )
+        decision = CashReversalDecision.objects.create(
+            request=request, approved=bool(approve), decided_by_id=actor.user_id, decided_name=actor.name,
+            decided_role=actor.role, note=note, reversal=reversal, decided_at=timezone.now(),
+        )
+        audit_record(
+            actor=actor, action="cash", table_id=original.table_id,
+            summary=(f"reversal of cash #{original.seq} {'approved' if approve else 'declined'} "
+                     f"(asked by {request.requested_name})" + (f": cash #{reversal.seq}" if reversal else "")),
+            detail={"cash": original.seq, "reversal_request": request.pk, "reversal": reversal.seq if reversal else None},
+        )
+    return decision
+
+
+def pending_reversals():
+    return CashReversalRequest.objects.filter(decision__isnull=True).select_related("original__table", "original__patron")
 
 
 # --- self-exclusion --------------------------------------------------------------------

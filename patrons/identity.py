@@ -71,6 +71,10 @@ class PatronError(CodedError):
             "empty_list", "unknown_entry", "already_listed",
             # An award is cashed out once (patrons.cash.award_already_paid).
             "award_paid",
+            # Cash corrections (patrons/cash.py, docs/patrons.md "Corrections"): a possible
+            # double entry; a reversal's request and decision.
+            "possible_duplicate", "reason_required", "unknown_cash", "unknown_request", "already_requested",
+            "already_reversed", "not_reversible", "already_decided",
         }
     )
 

@@ -8,6 +8,7 @@ A patron's record is the one row the house keeps current (an address changes).
 import hashlib
 from datetime import UTC
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -134,11 +135,20 @@ class CashTransaction(models.Model):
     award_seat = models.PositiveSmallIntegerField(null=True, blank=True)
 
     OPTIONAL_CHAINED = ("reverses", "award_round", "award_seat")
+    # The tablet's own id of the entry (as a command's `id`): a retransmission with the same
+    # id at the same table is answered with this row, never a second one. A transport
+    # fact, not a cash fact: not chained (the row itself is append-only).
+    client_id = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["seq"]
         indexes = [models.Index(fields=["gaming_day", "direction"], name="cash_day_direction")]
         constraints = [
+            # A row is reversed at most once (patrons/cash.py also checks it under the lock).
+            models.UniqueConstraint(fields=["reverses"], condition=Q(reverses__isnull=False), name="cash_reversed_once"),
+            models.UniqueConstraint(
+                fields=["table", "client_id"], condition=~Q(client_id=""), name="cash_client_id_once_per_table"
+            ),
             models.CheckConstraint(
                 condition=Q(patron__isnull=True, unidentified__isnull=False)
                 | Q(patron__isnull=False, unidentified__isnull=True),
@@ -184,6 +194,42 @@ class CashTransaction(models.Model):
             if value is not None:
                 content[name] = value
         return content
+
+
+# What a cash row counts for in a total, in SQL (patrons/cash.py `counted_total` is the
+# ORM's): an original its amount, a reversal minus it. `{t}` is the row's alias.
+COUNTED_SQL = "CASE WHEN {t}.reverses_id IS NULL THEN {t}.amount ELSE -{t}.amount END"
+
+
+class CashReversalRequest(models.Model):
+    """A request to reverse a cash row (a mistaken or doubled entry): by the table's
+    dealer, a supervisor or compliance, with its reason. Decided by another person
+    (CashReversalDecision); the reversal itself is a new cash row naming the original in
+    `reverses`, never an edit of it (patrons/cash.py, docs/controls.md)."""
+
+    original = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="reversal_requests")
+    reason = models.CharField(max_length=200)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_name = models.CharField(max_length=150)
+    requested_role = models.CharField(max_length=16)
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+
+
+class CashReversalDecision(models.Model):
+    """The second person's decision on a reversal request: approved (the reversal row it
+    wrote) or declined, with who decided. One per request; neither is ever edited."""
+
+    request = models.OneToOneField(CashReversalRequest, on_delete=models.PROTECT, related_name="decision")
+    approved = models.BooleanField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_name = models.CharField(max_length=150)
+    decided_role = models.CharField(max_length=16)
+    note = models.CharField(max_length=200, blank=True)
+    reversal = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_at = models.DateTimeField()
 
 
 class CashLog(models.Model):

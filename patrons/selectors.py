@@ -15,7 +15,7 @@ from collections_fees.selectors import SqlQuery
 from rounds.models import Wager
 from tables.models import RotationLogEntry, SeatOccupancy
 
-from .models import CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
+from .models import COUNTED_SQL, CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
 
 LOCAL = "to_char(b.{col}, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')"
 UTC = "to_char(b.{col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -85,7 +85,7 @@ def cash_query(filters: dict, *, mtl_only: bool = False) -> SqlQuery:
 
 
 def cash_rows(filters: dict, *, mtl_only: bool = False, limit: int = 500):
-    rows = CashTransaction.objects.select_related("patron", "unidentified__link__patron", "table").order_by("-seq")
+    rows = CashTransaction.objects.select_related("patron", "unidentified__link__patron", "table", "reverses").order_by("-seq")
     if filters.get("day_from"):
         rows = rows.filter(gaming_day__gte=filters["day_from"])
     if filters.get("day_to"):
@@ -100,13 +100,15 @@ CTR_COLUMNS = (
     ("day_total_cents", "b.day_total"), ("chain_seq", "b.seq"), ("kind", "b.kind"), ("amount_cents", "b.amount"),
     ("player", escaped_sql("b.player")), ("patron_number", escaped_sql("b.patron_number")), ("table_id", "b.table_id"),
     ("employee", escaped_sql("b.employee")), *_times("created_at"), ("row_hash", "b.row_hash"),
+    ("reverses_seq", "b.reverses_seq"),
 )
 
 
 def ctr_query(gaming_day: date, above: int) -> SqlQuery:
     """Each transaction of the gaming day's CTR candidates (a patron's, with every
     unidentified patron linked to them, or an unidentified patron's day total of one
-    direction above the threshold), with the total it belongs to."""
+    direction above the threshold: originals less reversals, patrons/cash.py), with the
+    total it belongs to; a reversal shows as its own row naming the one it reverses."""
     sql = """
         WITH tx AS (
             SELECT t.*, COALESCE('patron:' || COALESCE(t.patron_id, l.patron_id)::text,
@@ -116,13 +118,14 @@ def ctr_query(gaming_day: date, above: int) -> SqlQuery:
             LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
             WHERE t.gaming_day = %(day)s
         ), totals AS (
-            SELECT subject, direction, sum(amount) AS day_total FROM tx GROUP BY subject, direction
+            SELECT subject, direction, sum({counted}) AS day_total FROM tx GROUP BY subject, direction
         )
-        SELECT tx.*, totals.day_total, p.number AS patron_number
+        SELECT tx.*, totals.day_total, p.number AS patron_number, o.seq AS reverses_seq
         FROM tx JOIN totals USING (subject, direction)
         LEFT JOIN patrons_patron p ON p.id = tx.owner_id
+        LEFT JOIN patrons_cashtransaction o ON o.id = tx.reverses_id
         WHERE totals.day_total > %(above)s
-    """
+    """.replace("{counted}", COUNTED_SQL.format(t="tx"))
     return SqlQuery(sql, {"day": gaming_day, "above": above}, "b.subject, b.direction, b.seq", CTR_COLUMNS)
 
 
@@ -176,9 +179,12 @@ def history_query(patron: Patron) -> SqlQuery:
         SELECT 'wager', r.table_id, w.round_id, w.seat, w.player, w.kind, w.amount, w.created_at
         FROM rounds_wager w JOIN rounds_round r ON r.id = w.round_id WHERE upper(w.player) = ANY(%(ids)s)
         UNION ALL
-        SELECT 'cash', t.table_id, NULL, NULL, t.player, t.kind || CASE WHEN t.mtl THEN ' (MTL)' ELSE '' END,
+        SELECT 'cash', t.table_id, NULL, NULL, t.player,
+               t.kind || CASE WHEN t.mtl THEN ' (MTL)' ELSE '' END
+               || ' cash #' || t.seq || COALESCE(' reversal of cash #' || o.seq, ''),
                t.amount, t.created_at
         FROM patrons_cashtransaction t
+        LEFT JOIN patrons_cashtransaction o ON o.id = t.reverses_id
         LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
         WHERE t.patron_id = %(patron)s OR l.patron_id = %(patron)s
         UNION ALL
@@ -200,7 +206,7 @@ def history_rows(patron: Patron) -> dict:
         "wagers": list(Wager.objects.filter(match).select_related("round__table").order_by("-created_at")[:200]),
         "cash": list(
             CashTransaction.objects.filter(Q(patron=patron) | Q(unidentified__link__patron=patron))
-            .select_related("table").order_by("-seq")[:200]
+            .select_related("table", "reverses").order_by("-seq")[:200]
         ),
         "hits": list(ExclusionHit.objects.filter(patron=patron).select_related("table", "entry")[:200]),
     }

@@ -25,13 +25,18 @@ from collections_fees.views import csv_export_response
 
 from . import cash, identity, selectors
 from .identity import PatronError
-from .models import ExclusionImport, ExclusionRemoval, Patron, UnidentifiedPatron
+from .models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, UnidentifiedPatron
 
 PATRON_READERS = ("supervisor", "compliance")
 
 
+FORBIDDEN = ("not_authorized", "second_person_required")
+CONFLICTS = ("self_excluded", "possible_duplicate", "already_reversed", "already_requested", "already_decided",
+             "not_reversible")
+
+
 def _refused(error: PatronError, status: int = 400) -> JsonResponse:
-    status = 403 if error.code == "not_authorized" else (409 if error.code == "self_excluded" else status)
+    status = 403 if error.code in FORBIDDEN else (409 if error.code in CONFLICTS else status)
     return JsonResponse(error.as_result(), status=status)
 
 
@@ -86,18 +91,77 @@ def unidentified_new(request, table_id: int):
 @api_for(*DRIVERS)
 @require_POST
 def cash_new(request, table_id: int):
-    """`{"kind": "chip_purchase"|"cash_payout", "amount": cents, "player": id, "note"}`."""
+    """`{"kind": "chip_purchase"|"cash_payout", "amount": cents, "player": id, "note",
+    "client_id": the tablet's id of the entry, "confirm": true to record a possible duplicate}`.
+    A retransmission (same client_id) answers the first entry with `"replayed": true`."""
     try:
         body = _body(request)
         row = cash.cash_record(
             table_id=table_id, kind=body.get("kind"), amount=body.get("amount"), player=body.get("player"),
-            note=body.get("note") or "", actor=Actor.from_request(request),
+            note=body.get("note") or "", actor=Actor.from_request(request), client_id=body.get("client_id"),
+            confirm=body.get("confirm", False),
         )
     except PatronError as error:
         return _refused(error)
     except wire.WireError as refused:
         return JsonResponse({"ok": False, "error": refused.as_error()}, status=refused.status)
-    return JsonResponse({"ok": True, "cash": {"seq": row.seq, "kind": row.kind, "amount": row.amount, "player": row.player}})
+    return JsonResponse({"ok": True, "replayed": row.replayed,
+                         "cash": {"seq": row.seq, "kind": row.kind, "amount": row.amount, "player": row.player}})
+
+
+@api_for(*DRIVERS)
+@require_POST
+def cash_reversal_new(request, table_id: int, seq: int):
+    """The table's dealer (or a supervisor) asks that cash #seq be reversed: `{"reason"}`.
+    Another person approves it on the reversals page."""
+    actor = Actor.from_request(request)
+    if not can_drive(actor, table_id):
+        return wire.api_error("not_authorized", "not your table", 403)
+    try:
+        if not cash.CashTransaction.objects.filter(seq=seq, table_id=table_id).exists():
+            raise PatronError("unknown_cash", f"no cash entry #{seq} at this table")
+        asked = cash.cash_reversal_request(seq=seq, reason=_body(request).get("reason"), actor=actor)
+    except PatronError as error:
+        return _refused(error)
+    except wire.WireError as refused:
+        return JsonResponse({"ok": False, "error": refused.as_error()}, status=refused.status)
+    return JsonResponse({"ok": True, "reversal_request": asked.pk})
+
+
+@page_for(*PATRON_READERS)
+@require_http_methods(["GET", "POST"])
+def cash_reversals(request):
+    """Reversal requests: a supervisor or compliance asks for one (cash #, reason), and
+    decides another person's (approve or decline)."""
+    actor, message, status = Actor.from_request(request), "", 200
+    if request.method == "POST":
+        form = request.POST
+        try:
+            identity.refuse_unstorable(_form_texts(form), "invalid_command")
+            if form.get("decide"):
+                try:
+                    request_id = int(form["decide"])
+                except ValueError:
+                    raise PatronError("invalid_command", "decide names a request number") from None
+                cash.cash_reversal_decide(request_id=request_id, approve=form.get("approve") == "yes",
+                                          actor=actor, note=form.get("note", ""))
+            else:
+                try:
+                    seq = int(form.get("seq", ""))
+                except ValueError:
+                    raise PatronError("invalid_command", "name the cash entry by its number (cash #)") from None
+                cash.cash_reversal_request(seq=seq, reason=form.get("reason", ""), actor=actor)
+            return redirect(request.path)
+        except PatronError as error:
+            message = f"{error.code}: {error.message}"
+            status = 403 if error.code in FORBIDDEN else (409 if error.code in CONFLICTS else 400)
+    context = {
+        "pending": list(cash.pending_reversals()[:100]),
+        "decided": list(CashReversalDecision.objects.select_related("request__original", "reversal")
+                        .order_by("-decided_at", "-id")[:50]),
+        "message": message,
+    }
+    return render(request, "patrons/reversals.html", context, status=status)
 
 
 @page_for(*PATRON_READERS)

@@ -96,27 +96,56 @@ function unidentified(form) {
   });
 }
 
+// Each entry carries a client id (as a command's `id`): resent after a lost answer, the
+// server answers the first entry and records nothing new. A new id for each new entry:
+// kept until the server has answered this one, dropped when the dealer changes the form.
+function newClientId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const DUPLICATE_WORDS = "Nothing recorded: the same entry (patron, kind and amount) was recorded less than two minutes ago. "
+  + "If this is a second one, not a double tap, tap \u201cRecord again\u201d.";
+
 function cash(form) {
   const out = form.querySelector("output");
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  const record = form.querySelector("button[type=submit]");
+  const again = form.querySelector("button[name=confirm]");
+  let clientId = null;
+  const forget = () => { clientId = null; again.hidden = true; };
+  form.addEventListener("input", forget);
+
+  async function send(confirm) {
     const amount = toCents(form.elements.amount.value);
     if (amount === null || amount <= 0) return say(out, "error", "invalid_amount: type the amount in dollars, e.g. 3500.00");
-    const button = form.querySelector("button");
-    button.disabled = true;
+    clientId = clientId || newClientId();
+    record.disabled = again.disabled = true;
     try {
       const answer = await call(`/api/tables/${table}/cash`, { method: "POST", body: {
         kind: form.elements.kind.value, amount, player: form.elements.player.value.trim(), note: form.elements.note.value.trim(),
+        client_id: clientId, confirm,
       } });
-      if (!answer.ok) return say(out, "error", refusal(answer, out));
+      if (!answer.ok) {
+        const code = (answer.error || {}).code;
+        if (code === "possible_duplicate") {
+          again.hidden = false;
+          return say(out, "error", DUPLICATE_WORDS);
+        }
+        // A refusal is final for this entry; a lost or failed answer keeps the id to resend.
+        if (code !== "server_error") forget();
+        return say(out, "error", refusal(answer, out));
+      }
       const what = answer.cash.kind === "chip_purchase" ? "Chip purchase" : "Cash payout";
       say(out, "success", `${what} of ${money(answer.cash.amount)} for ${answer.cash.player} recorded (cash #${answer.cash.seq}).`);
-      form.elements.amount.value = "";
-      form.elements.note.value = "";
+      form.reset();
+      forget();
     } finally {
-      button.disabled = false;
+      record.disabled = again.disabled = false;
     }
-  });
+  }
+
+  form.addEventListener("submit", (event) => { event.preventDefault(); send(false); });
+  again.addEventListener("click", () => send(true));
 }
 
 if (panel) {

@@ -115,6 +115,8 @@ MATRIX = {
     "api/tables/<int:table_id>/patrons": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "compliance/cash/reversals/": ("get", PATRON_READERS),
     "floor/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
@@ -205,6 +207,7 @@ def _url(route: str, world) -> str:
         .replace("<int:unidentified_id>", "999999")
         .replace("<int:import_id>", "999999")
         .replace("<int:removal_id>", "999999")
+        .replace("<int:seq>", "999999")
     )
 
 
@@ -221,6 +224,7 @@ BODIES = {
     "api/tables/<int:table_id>/patrons": {"q": "Maria"},
     "api/tables/<int:table_id>/patrons/unidentified": {"description": "woman, 30s, green scarf"},
     "api/tables/<int:table_id>/cash": {"kind": "chip_purchase", "amount": 50000, "player": "P-404"},
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": {"reason": "double tap"},
 }
 
 
