@@ -144,3 +144,33 @@ def columns_holding(text: str, using: str = "default") -> list[tuple[str, str]]:
             if cursor.fetchone()[0]:
                 found.append((table, column))
     return found
+
+
+def empty_tables(using: str = "default") -> list[str]:
+    """The tables that hold no row now: what a fixture that commits a day of records for a
+    whole module or package removes again afterwards (`remove_committed`)."""
+    connection = connections[using]
+    names = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    with connection.cursor() as cursor:
+        empty = []
+        for name in sorted(names):
+            cursor.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})")
+            if cursor.fetchone()[0]:
+                empty.append(name)
+    return empty
+
+
+def remove_committed(were_empty: list[str], using: str = "default") -> None:
+    """Empty again, with TRUNCATE as the owner (the app role may not; the test runner's
+    flush does the same), every table that was empty before a fixture committed its
+    records, so later tests start from the database they would have had. The house audit
+    chain's head row was made by its migration (never empty, so not truncated): it starts
+    again as after a flush (cardroom/audit.py `restart_emptied_house_chain`)."""
+    from django.apps import apps
+
+    from cardroom.audit import restart_emptied_house_chain
+
+    connection = connections[using]
+    with as_owner(using), connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
+    restart_emptied_house_chain(apps.get_app_config("cardroom"), using=using)

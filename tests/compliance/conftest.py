@@ -15,29 +15,15 @@ migrations put in (content types, permissions, groups) are left alone.
 import time
 
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import override_settings
 
 from cardroom import witness
-from cardroom.audit import restart_emptied_house_chain
 
 from . import ledger as ledger_module
-from tests.db_access import as_owner
+from tests.db_access import empty_tables, remove_committed
 
 from .asgi import AsgiClient
-
-def empty_tables() -> list[str]:
-    names = connection.introspection.django_table_names(only_existing=True, include_views=False)
-    with connection.cursor() as cursor:
-        empty = []
-        for name in sorted(names):
-            cursor.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})")
-            if cursor.fetchone()[0]:
-                empty.append(name)
-    return empty
-
 
 @pytest.fixture(scope="package")
 def ledger(django_db_setup, django_db_blocker, tmp_path_factory):
@@ -54,12 +40,7 @@ def ledger(django_db_setup, django_db_blocker, tmp_path_factory):
         try:
             yield built
         finally:
-            # Emptied as the owner, as the test runner's flush is: the app role may not TRUNCATE.
-            with as_owner(), connection.cursor() as cursor:
-                cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
-            # The house audit chain's head row was made by its migration (never empty), so
-            # it is not truncated: it starts again as after a flush (cardroom/audit.py).
-            restart_emptied_house_chain(apps.get_app_config("cardroom"))
+            remove_committed(were_empty)
 
 
 @pytest.fixture(autouse=True)

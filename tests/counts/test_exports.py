@@ -13,13 +13,11 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.test import Client
 
 from collections_fees.models import ExportManifest
 from tests.compliance.asgi import AsgiClient
-from tests.compliance.conftest import empty_tables
-from tests.db_access import as_owner
+from tests.db_access import empty_tables, remove_committed
 
 from .play import AFTER_THE_DAY, DAY, Clock, count_shift, person, play, sign_and_close
 
@@ -39,8 +37,7 @@ def closed_day(django_db_setup, django_db_blocker):
                     sign_and_close(day, count_shift(day, shift))
             yield day
         finally:
-            with as_owner(), connection.cursor() as cursor:
-                cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
+            remove_committed(were_empty)
 
 
 @pytest.fixture

@@ -32,9 +32,8 @@ from patrons import cash, identity
 from patrons.identity import PatronError
 from tables.services import command_execute, table_create
 from tests.compliance.asgi import AsgiClient
-from tests.compliance.conftest import empty_tables
 from tests.counts.play import AFTER_THE_DAY, DAY, Clock, person, pieces
-from tests.db_access import as_owner
+from tests.db_access import empty_tables, remove_committed
 from tests.engine.helpers import FEES, dealt_round, make_pd, sit
 
 pytestmark = pytest.mark.django_db
@@ -65,8 +64,7 @@ def hostile_day(django_db_setup, django_db_blocker):
             with mock.patch("django.utils.timezone.now", clock):
                 yield play_hostile_day(clock)
         finally:
-            with as_owner(), connection.cursor() as cursor:
-                cursor.execute(f"TRUNCATE {', '.join(connection.ops.quote_name(t) for t in were_empty)}")
+            remove_committed(were_empty)
 
 
 def play_hostile_day(clock):
