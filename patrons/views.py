@@ -31,7 +31,7 @@ PATRON_READERS = ("supervisor", "compliance")
 
 
 def _refused(error: PatronError, status: int = 400) -> JsonResponse:
-    status = 403 if error.code == "not_authorized" else (409 if error.code == "self_excluded" else status)
+    status = 403 if error.code == "not_authorized" else (409 if error.code in ("self_excluded", "check_required") else status)
     return JsonResponse(error.as_result(), status=status)
 
 

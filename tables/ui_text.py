@@ -30,6 +30,7 @@ ERROR_TEXT = {
     "not_offered": "The bank has not been offered to that seat.",
     # Discreet: the patron may read the tablet; the floor has the alert and the reason.
     "self_excluded": "This player cannot be seated here: call a supervisor.",
+    "check_required": "This needs a supervisor's check first: call a supervisor, then send it again.",
     "offer_pending": "The bank is offered to a seat that has not answered yet.",
     "approval_required": "This needs a supervisor: a void their approval, a new game their own tap or credentials.",
     "not_authorized": "You are not allowed to do that.",
