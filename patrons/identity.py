@@ -13,7 +13,7 @@ import io
 from datetime import date
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -378,18 +378,21 @@ def exclusion_review_decide(*, actor: Actor, review_id: int, decision: str, reas
     refuse_unstorable([("reason", reason)], "invalid_command")
     if not 3 <= len(reason) <= 200:
         raise PatronError("invalid_command", "give the reason in 3 to 200 characters")
+    review = ExclusionReview.objects.filter(pk=review_id).first()
+    if review is None:
+        raise PatronError("unknown_review", "no such held check")
+    if review.employee_user_id == actor.user_id or review.employee == actor.name:
+        raise PatronError("second_person_required", "the person who sent the held command does not decide it")
     with transaction.atomic():
-        review = ExclusionReview.objects.select_for_update().filter(pk=review_id).first()
-        if review is None:
-            raise PatronError("unknown_review", "no such held check")
-        if review.employee_user_id == actor.user_id or review.employee == actor.name:
-            raise PatronError("second_person_required", "the person who sent the held command does not decide it")
-        if ExclusionReviewDecision.objects.filter(review=review).exists():
-            raise PatronError("wrong_state", "this check is decided already")
-        decided = ExclusionReviewDecision.objects.create(
-            review=review, decision=decision, reason=reason, decided_by=actor.name, decided_by_user_id=actor.user_id,
-            decided_at=timezone.now(),
-        )
+        # One decision per review: the unique review column answers two supervisors at once.
+        try:
+            with transaction.atomic():
+                decided = ExclusionReviewDecision.objects.create(
+                    review=review, decision=decision, reason=reason, decided_by=actor.name,
+                    decided_by_user_id=actor.user_id, decided_at=timezone.now(),
+                )
+        except IntegrityError:
+            raise PatronError("wrong_state", "this check is decided already") from None
         audit_record(
             actor=actor, action="self_exclusion", table_id=review.table_id,
             summary=f"held check {review.pk} ({review.player!r} at table {review.table_id}) {decision}: {reason}",

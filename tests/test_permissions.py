@@ -116,6 +116,8 @@ MATRIX = {
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "floor/patrons/": ("get", PATRON_READERS),
+    # A near match held for a check (issue 34): a supervisor decides it, not compliance.
+    "floor/patrons/reviews/<int:review_id>/decide": ("post", SUPERVISOR_ONLY),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
@@ -196,6 +198,7 @@ def _url(route: str, world) -> str:
         .replace("<uuid:export_id>", str(uuid.uuid4()))
         .replace("<int:patron_id>", "999999")
         .replace("<int:unidentified_id>", "999999")
+        .replace("<int:review_id>", "999999")
     )
 
 
