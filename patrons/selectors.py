@@ -6,6 +6,7 @@ patrons/identity.py `identification_read`, which audits each read."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 
 from django.db.models import Q
@@ -163,16 +164,24 @@ def patron_ids(patron: Patron) -> list[str]:
     return own + _seat_ids_folding_to(patron, own)
 
 
-# The seat ids recorded whose digits (compatibility forms read as digits: "４００１") are
-# one of the patron's ids' digits: the few a fold is then computed for.
-_RECORDED_IDS_SQL = """
+# The seat ids recorded whose digits are one of the patron's ids' digits: the few a fold
+# is then computed for. Digits as a fold reads them: compatibility forms ("４") are digits,
+# and the letters O, I and L, which a fold takes for 0 and 1, are read as those.
+_DIGITS_SQL = "regexp_replace(translate(upper(normalize(player, NFKC)), 'OIL', '011'), '[^0-9]', '', 'g')"
+_RECORDED_IDS_SQL = f"""
     SELECT DISTINCT player FROM (
         SELECT player FROM tables_seatoccupancy UNION ALL
         SELECT player FROM tables_rotationlogentry UNION ALL
         SELECT player FROM rounds_wager
     ) recorded
-    WHERE regexp_replace(normalize(player, NFKC), '[^0-9]', '', 'g') = ANY(%s)
+    WHERE {_DIGITS_SQL} = ANY(%s)
 """
+
+
+def _digits(seat_id: str) -> str:
+    """A seat id's digits as _DIGITS_SQL reads them."""
+    plain = unicodedata.normalize("NFKC", seat_id).upper().translate(str.maketrans("OIL", "011"))
+    return "".join(ch for ch in plain if ch in "0123456789")
 
 
 def _seat_ids_folding_to(patron: Patron, own: list[str]) -> list[str]:
@@ -182,7 +191,7 @@ def _seat_ids_folding_to(patron: Patron, own: list[str]) -> list[str]:
     from .models import PatronKey
 
     folds = {fold_number(i) for i in own} - {""}
-    digits = sorted({"".join(ch for ch in fold if ch.isdigit()) for fold in folds} - {""})
+    digits = sorted({_digits(i) for i in own} - {""})
     if not digits:
         return []
     with connection.cursor() as cursor:
