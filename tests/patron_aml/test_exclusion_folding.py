@@ -166,6 +166,12 @@ def test_the_employee_who_sent_a_held_command_cannot_clear_it(db, people, tables
     with pytest.raises(PatronError, match="second_person_required"):
         identity.exclusion_review_decide(actor=Actor.of(people["supervisor"], session="tablet-2"), review_id=review.pk,
                                          decision="cleared", reason="my regular")
+    # The service itself decides for a supervisor only, whatever calls it.
+    for who in ("dealer", "compliance"):
+        with pytest.raises(PatronError, match="not_authorized"):
+            identity.exclusion_review_decide(actor=Actor.of(people[who]), review_id=review.pk, decision="cleared",
+                                             reason="my regular")
+    assert not ExclusionReviewDecision.objects.exists()
     identity.exclusion_review_decide(actor=Actor.of(supervisor2), review_id=review.pk, decision="cleared", reason="son, ID seen")
     assert sit(t1, "John Smith Jr", 1, Actor.of(people["supervisor"])).ok
 
