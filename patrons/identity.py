@@ -359,7 +359,8 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
             table_id=table_id, amount=amount, employee=actor.name, employee_user_id=actor.user_id,
             created_at=now, gaming_day=calendar().gaming_day(now),
         )
-    raise PatronError("check_required", "a supervisor must check this patron against the lists first")
+    # Discreet: the answer reaches a tablet in the patron's sight; the floor has the reason.
+    raise PatronError("check_required", "call a supervisor before going on")
 
 
 REVIEW_DECISIONS = ("cleared", "confirmed")
