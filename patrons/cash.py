@@ -31,7 +31,7 @@ from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import TableEvent
 
-from .identity import IDENTIFICATION_ROLES, PatronError, exclusion_check, patron_of_player
+from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, exclusion_check, patron_of_player
 from .models import (
     CashAlert,
     CashCheckpoint,
@@ -107,7 +107,8 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
                 award_seat: int | None = None, client_id: str | None = None, confirm=False) -> CashTransaction:
     """Record a chip purchase for cash or a cash payout at a table, by its dealer or a
     supervisor. `player` is the seat's id: a patron number or card, or "U-<id>". A listed
-    patron is refused (`self_excluded`, recorded as a hit). `at` is a system process's only.
+    patron is refused (`self_excluded`, recorded as a hit), a name near a listed one held
+    (`check_required`, a review for the floor). `at` is a system process's only.
     A payout of a progressive award names it (`award_round`, the round's id, and
     `award_seat`) and is recorded by someone other than the supervisor who confirmed the
     award (`second_person_required`). Bad input raises PatronError and writes nothing.
@@ -143,10 +144,11 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
                 return first
         # Under the lock: the link state a row's subject comes from, and its time, are in
         # the order the lock gives the log and the links (verify_alerts replays them so).
-        patron, unidentified = patron_of_player(player)
+        seat = SeatIdentity(player)
+        patron, unidentified = seat.patron, seat.unidentified
         now = at or timezone.now()
         try:
-            exclusion_check(player=player, table_id=table_id, action=kind, actor=actor, amount=amount)
+            exclusion_check(player=player, table_id=table_id, action=kind, actor=actor, amount=amount, seat=seat)
         except PatronError as refusal:
             # Raised after the block: the hit the check wrote is committed, nothing else.
             refused = refusal

@@ -1,6 +1,9 @@
 """Who a patron is: records, lookup, the seat's id, identification reads and the
 self-exclusion check. Names and numbers compare as rounds/engine/persons.py compares
-player ids (case, and UTS #39 look-alikes), through their stored `person_keys`."""
+player ids (case, and UTS #39 look-alikes), through their stored `person_keys`, and as
+people write them (patrons/folding.py: accents, punctuation and spacing in numbers, the
+order of names, suffixes), through their stored folds: each an indexed equality. A name
+near a listed one (`near_name`) holds the command for a supervisor (`check_required`)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import io
 from datetime import date
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -21,13 +24,15 @@ from cardroom.gaming_day import calendar
 from rounds.engine.errors import CodedError
 from rounds.engine.persons import person_keys, printed
 
-from .folding import fold_name, fold_number
+from .folding import SUFFIXES, fold_name, fold_number, near_name
 from .models import (
     ExclusionEntry,
     ExclusionHit,
     ExclusionImport,
     ExclusionRemoval,
     ExclusionRemovalDecision,
+    ExclusionReview,
+    ExclusionReviewDecision,
     Patron,
     PatronKey,
     PatronLink,
@@ -75,6 +80,9 @@ class PatronError(CodedError):
             # double entry; a reversal's request and decision.
             "possible_duplicate", "reason_required", "unknown_cash", "unknown_request", "already_requested",
             "already_reversed", "not_reversible", "already_decided",
+            # A seat id or patron near a listed person's name: held until a supervisor
+            # clears or confirms it (ExclusionReview); the review asked for is unknown.
+            "check_required", "unknown_review",
         }
     )
 
@@ -142,13 +150,16 @@ def _keys_write(patron: Patron) -> None:
         value = getattr(patron, field)
         if value:
             folded, skel, fold_skel = person_keys(value)
-            fold = fold_name(value) if field in NAME_FIELDS else fold_number(value)
             rows.append(PatronKey(patron=patron, field=field, folded=folded, skeleton=skel, fold_skeleton=fold_skel,
-                                  fold=fold))
+                                  fold=_key_fold(field, value)))
     for row in rows:
         # A name within its column may still grow when folded (ß is ss) past the key's.
         refuse_unfit(row, "invalid_patron", f"{row.field} compared as ")
     PatronKey.objects.bulk_create(rows)
+
+
+def _key_fold(field: str, value: str) -> str:
+    return fold_number(value) if field in PatronKey.NUMBER_FIELDS else fold_name(value)
 
 
 def _matching_keys(text: str, *, fields):
@@ -185,25 +196,63 @@ def patron_lookup(query: str, *, actor: Actor, limit: int = LOOKUP_LIMIT) -> lis
     return [patron.public() for patron in patrons]
 
 
+class SeatIdentity:
+    """Whom a seat's id names, found with one indexed query: the patrons whose number or
+    card it is (`candidates`: as typed, modulo case and look-alikes, or folded as people
+    write it, "P_1001" for "P-1001"), or an unidentified patron's "U-<id>" and the patron
+    it was linked to. `patron` is the one patron it names, None when none or ambiguous."""
+
+    def __init__(self, player: str):
+        self.player = printed(player or "")
+        self.patron: Patron | None = None
+        self.unidentified: UnidentifiedPatron | None = None
+        self.candidates: list[Patron] = []
+        if self.player.upper().startswith(UnidentifiedPatron.PREFIX) and self.player[2:].isdigit():
+            self.unidentified = UnidentifiedPatron.objects.filter(pk=int(self.player[2:])).first()
+            if self.unidentified is not None:
+                link = PatronLink.objects.select_related("patron").filter(unidentified=self.unidentified).first()
+                self.patron = link.patron if link else None
+                self.candidates = [self.patron] if self.patron else []
+                return
+        folded = fold_number(self.player)
+        if not folded:
+            return
+        as_typed = person_keys(self.player)
+        typed_q = Q(folded=as_typed[0]) | Q(skeleton=as_typed[1]) | Q(fold_skeleton=as_typed[2])
+        keys = PatronKey.objects.select_related("patron").filter(typed_q | Q(fold=folded), field__in=("number", "card"))
+        exact, everyone = set(), {}
+        for key in keys:
+            everyone.setdefault(key.patron_id, key.patron)
+            if key.folded == as_typed[0] or key.skeleton == as_typed[1] or key.fold_skeleton == as_typed[2]:
+                exact.add(key.patron_id)
+        self.candidates = sorted(everyone.values(), key=lambda p: p.pk)
+        if len(everyone) == 1:
+            self.patron = self.candidates[0]
+        elif len(exact) == 1:  # two patrons fold alike: the one written so (case, look-alikes) is named
+            self.patron = everyone[exact.pop()]
+
+    @property
+    def seated_as(self) -> str:
+        """The id the engine is given (docs/rules-decisions.md): a linked U-id, or an id
+        that folds to exactly one patron's number or card, is that patron's number, so the
+        engine, the rotation log and the history see one id for one person; an id that
+        names no patron or two is kept as typed."""
+        if self.unidentified is not None:
+            return self.patron.number if self.patron is not None else self.player
+        return self.candidates[0].number if len(self.candidates) == 1 else self.player
+
+
 def patron_of_player(player: str) -> tuple[Patron | None, UnidentifiedPatron | None]:
-    """The patron a seat's id names: a patron number or card (case and look-alikes), or an
-    unidentified patron's "U-<id>" (and the patron it was linked to, if it was)."""
-    player = printed(player or "")
-    if player.upper().startswith(UnidentifiedPatron.PREFIX) and player[2:].isdigit():
-        unidentified = UnidentifiedPatron.objects.filter(pk=int(player[2:])).first()
-        if unidentified is not None:
-            link = PatronLink.objects.select_related("patron").filter(unidentified=unidentified).first()
-            return (link.patron if link else None), unidentified
-    key = _matching_keys(player, fields=("number", "card")).first() if player else None
-    return (key.patron if key else None), None
+    """The patron a seat's id names: a patron number or card (case, look-alikes, and as
+    people write it), or an unidentified patron's "U-<id>" (and the patron it was linked
+    to, if it was)."""
+    seat = SeatIdentity(player)
+    return seat.patron, seat.unidentified
 
 
 def governing_id(player: str) -> str:
-    """The id a person is seated under: an unidentified patron's U-id once linked is the
-    patron's number, so the patron governs from then on (rotation, offers and limits are
-    the engine's, kept per id: one id for one person). Any other id is kept as given."""
-    patron, unidentified = patron_of_player(player)
-    return patron.number if unidentified is not None and patron is not None else player
+    """The id a person is seated under (SeatIdentity.seated_as)."""
+    return SeatIdentity(player).seated_as
 
 
 def identification_read(patron: Patron, *, actor: Actor, why: str = "") -> dict:
@@ -237,14 +286,22 @@ def _entry_keys(prefix: str, value: str) -> dict:
     if not value:
         return {}
     folded, skel, fold_skel = person_keys(value)
-    return {f"{prefix}_folded": folded, f"{prefix}_skeleton": skel, f"{prefix}_fold_skeleton": fold_skel}
+    fold = fold_name(value) if prefix == "name" else fold_number(value)
+    return {f"{prefix}_folded": folded, f"{prefix}_skeleton": skel, f"{prefix}_fold_skeleton": fold_skel,
+            f"{prefix}_fold": fold}
 
 
 def _matches(prefix: str, value: str) -> Q:
+    """Entries whose name (or id number) is `value`: as written (case, look-alikes), or
+    folded as people write it (accents, punctuation, word order, suffix spellings)."""
     folded, skel, fold_skel = person_keys(value)
-    return (
+    match = (
         Q(**{f"{prefix}_folded": folded}) | Q(**{f"{prefix}_skeleton": skel}) | Q(**{f"{prefix}_fold_skeleton": fold_skel})
     )
+    fold = fold_name(value) if prefix == "name" else fold_number(value)
+    if fold:  # an empty fold would match every entry without a name or number
+        match |= Q(**{f"{prefix}_fold": fold})
+    return match
 
 
 def state_imports_in_force() -> list[int]:
@@ -271,41 +328,136 @@ def entries_in_force():
     )
 
 
-def listed_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
+def listed_entry(player: str, patron: Patron | None, *, also: list[Patron] | None = None) -> ExclusionEntry | None:
     """The list entry that names this seat's id or patron, if any: the patron itself (the
     house's list), their legal name (with the date of birth when both carry one), their
-    id number, or the seat's id read as a name or number."""
+    id number, or the seat's id read as a name or number; compared as written and folded.
+    `also`: other patrons the id may name (it folds to two numbers): any listed refuses."""
     match = Q()
     texts = [printed(player or "")]
-    if patron is not None:
-        match |= Q(patron=patron)
-        name = _matches("name", patron.legal_name)
-        if patron.date_of_birth is not None:
-            name &= Q(date_of_birth__isnull=True) | Q(date_of_birth=patron.date_of_birth)
+    for person in {p.pk: p for p in [patron, *(also or [])] if p is not None}.values():
+        match |= Q(patron=person)
+        name = _matches("name", person.legal_name)
+        if person.date_of_birth is not None:
+            name &= Q(date_of_birth__isnull=True) | Q(date_of_birth=person.date_of_birth)
         match |= name
-        if patron.id_number:
-            match |= _matches("number", patron.id_number)
-        texts += [patron.number, patron.card]
+        if person.id_number:
+            match |= _matches("number", person.id_number)
+        texts += [person.number, person.card]
     for text in filter(None, texts):
         match |= _matches("name", text) | _matches("number", text)
     return entries_in_force().filter(match).order_by("id").first()
 
 
-def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, amount: int = 0) -> None:
-    """Refuse (`self_excluded`) a listed patron; the hit is recorded for the floor and
-    compliance. Called inside the caller's transaction: the hit stays with its refusal."""
-    patron, _ = patron_of_player(player)
-    entry = listed_entry(player, patron)
-    if entry is None:
-        return
-    now = timezone.now()
-    hit = ExclusionHit(
-        action=action, entry=entry, patron=patron, player=printed(player)[:64], table_id=table_id, amount=amount,
-        employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
+def near_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
+    """A list entry in force whose name is near the seat's id or the patron's legal name
+    (patrons/folding.py `near_name`): never a number (a seat id with a digit is a number,
+    and P-1001 is not P-1002), and never a person born on another day than the entry
+    says. The candidates share a word of the folded name (an indexed table of a few
+    thousand names at most); `near_name` decides."""
+    texts = [printed(player or "")] if not any(ch.isdigit() for ch in player or "") else []
+    if patron is not None and patron.legal_name:
+        texts.append(patron.legal_name)
+    words = {w for text in texts for w in fold_name(text).split() if len(w) > 1 and w not in SUFFIXES.values()}
+    if not words:
+        return None
+    shares = Q()
+    for word in words:
+        shares |= Q(name_fold__contains=word)
+    for entry in entries_in_force().filter(shares).exclude(name="").order_by("id"):
+        if patron is not None and patron.date_of_birth and entry.date_of_birth and patron.date_of_birth != entry.date_of_birth:
+            continue
+        if any(near_name(text, entry.name) for text in texts):
+            return entry
+    return None
+
+
+def _confirmed_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
+    """The entry a supervisor confirmed this seat id (folded) or this patron to be."""
+    who = Q(review__player_fold=fold_name(player))
+    if patron is not None:
+        who |= Q(review__patron=patron)
+    decided = (
+        ExclusionReviewDecision.objects.filter(who, decision="confirmed", review__entry__in=entries_in_force())
+        .select_related("review__entry").order_by("id").first()
     )
-    hit.seal()
-    hit.save(force_insert=True)
-    raise PatronError("self_excluded", DISCREET_MESSAGE)
+    return decided.review.entry if decided else None
+
+
+def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, amount: int = 0,
+                    seat: SeatIdentity | None = None) -> None:
+    """Refuse (`self_excluded`) a listed patron, named exactly (as written or folded) or
+    confirmed by a supervisor to be the listed person; the hit is recorded for the floor
+    and compliance. Hold (`check_required`) a name near a listed one, unless a
+    supervisor cleared that seat id at this table for that entry: the review row goes to
+    the floor. Called inside the caller's transaction: the rows stay with the refusal.
+    `seat`: the caller's SeatIdentity of `player`, when it has one (one query fewer)."""
+    seat = seat or SeatIdentity(player)
+    patron = seat.patron
+    entry = listed_entry(player, patron, also=seat.candidates) or _confirmed_entry(player, patron)
+    now = timezone.now()
+    if entry is not None:
+        hit = ExclusionHit(
+            action=action, entry=entry, patron=patron, player=printed(player)[:64], table_id=table_id, amount=amount,
+            employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
+        )
+        hit.seal()
+        hit.save(force_insert=True)
+        raise PatronError("self_excluded", DISCREET_MESSAGE)
+    near = near_entry(player, patron)
+    if near is None:
+        return
+    typed = printed(player)[:64]
+    reviews = ExclusionReview.objects.filter(table_id=table_id, player=typed, entry=near)
+    if reviews.filter(decision__decision="cleared").exists():
+        return  # a supervisor looked: not the listed person (this seat id, this table, this entry)
+    if not reviews.filter(decision__isnull=True, action=action).exists():
+        ExclusionReview.objects.create(
+            action=action, entry=near, patron=patron, player=typed, player_fold=fold_name(player)[:400],
+            table_id=table_id, amount=amount, employee=actor.name, employee_user_id=actor.user_id,
+            created_at=now, gaming_day=calendar().gaming_day(now),
+        )
+    # Discreet: the answer reaches a tablet in the patron's sight; the floor has the reason.
+    raise PatronError("check_required", DISCREET_MESSAGE)
+
+
+REVIEW_DECISIONS = ("cleared", "confirmed")
+
+
+def exclusion_review_decide(*, actor: Actor, review_id: int, decision: str, reason: str) -> ExclusionReviewDecision:
+    """A supervisor decides a held near match, with a reason: `cleared` (not the listed
+    person: the dealer resends and that seat id passes that entry at that table) or
+    `confirmed` (the listed person: refused `self_excluded` from then on). Not the
+    employee who sent the held command: two people, two user ids. Audited."""
+    if actor.role != "supervisor" or actor.user_id is None:
+        raise PatronError("not_authorized", "a floor supervisor decides a held check")
+    if decision not in REVIEW_DECISIONS:
+        raise PatronError("invalid_command", "the decision is 'cleared' or 'confirmed'")
+    reason = printed(reason if isinstance(reason, str) else "")
+    refuse_unstorable([("reason", reason)], "invalid_command")
+    if not 3 <= len(reason) <= 200:
+        raise PatronError("invalid_command", "give the reason in 3 to 200 characters")
+    review = ExclusionReview.objects.filter(pk=review_id).first()
+    if review is None:
+        raise PatronError("unknown_review", "no such held check")
+    if review.employee_user_id == actor.user_id or review.employee == actor.name:
+        raise PatronError("second_person_required", "the person who sent the held command does not decide it")
+    with transaction.atomic():
+        # One decision per review: the unique review column answers two supervisors at once.
+        try:
+            with transaction.atomic():
+                decided = ExclusionReviewDecision.objects.create(
+                    review=review, decision=decision, reason=reason, decided_by=actor.name,
+                    decided_by_user_id=actor.user_id, decided_at=timezone.now(),
+                )
+        except IntegrityError:
+            raise PatronError("wrong_state", "this check is decided already") from None
+        audit_record(
+            actor=actor, action="self_exclusion", table_id=review.table_id,
+            summary=f"held check {review.pk} ({review.player!r} at table {review.table_id}) {decision}: {reason}",
+            detail={"review": review.pk, "decision": decision, "entry": review.entry_id, "reason": reason},
+        )
+    return decided
 
 
 def tppp_check(*, player: str, tppp) -> None:

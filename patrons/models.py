@@ -53,7 +53,11 @@ class Patron(models.Model):
 class PatronKey(models.Model):
     """The comparison forms (rounds/engine/persons.py `person_keys`) of each name and
     number of a patron, so a lookup by card, number or name catches case and look-alike
-    spellings with an indexed equality. Rewritten when the patron's record is."""
+    spellings with an indexed equality. Rewritten when the patron's record is.
+
+    `fold` is the form people write it in (patrons/folding.py: `fold_number` for the
+    number, card and id number, `fold_name` for the names): "P_1001" and "P-1001", "Smith,
+    Jóhn" and "John Smith" are one key, so matching a patron is an indexed equality."""
 
     FIELDS = [(f, f) for f in ("number", "card", "display_name", "legal_name", "id_number")]
 
@@ -66,6 +70,8 @@ class PatronKey(models.Model):
     # a number's or card's letters and digits ("p1001"). The tablet's lookup matches a
     # number or card on it exactly and a name by the start of its words (a LIKE).
     fold = models.CharField(max_length=400, default="", db_index=True)
+
+    NUMBER_FIELDS = ("number", "card", "id_number")
 
 
 class UnidentifiedPatron(models.Model):
@@ -366,6 +372,10 @@ class ExclusionEntry(models.Model):
     number_folded = models.CharField(max_length=200, blank=True, db_index=True)
     number_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
     number_fold_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    # The forms people write them in (patrons/folding.py), derived from `name` and
+    # `id_number` (which the list's digest covers): an exact match is an indexed equality.
+    name_fold = models.CharField(max_length=400, blank=True, default="", db_index=True)
+    number_fold = models.CharField(max_length=400, blank=True, default="", db_index=True)
     reason = models.CharField(max_length=200, blank=True)
     added_at = models.DateTimeField()
     added_by = models.CharField(max_length=150)
@@ -481,3 +491,42 @@ class ExclusionRemovalDecision(SealedRow):
             "decided_by_user": self.decided_by_user,
             "decided_at": self.decided_at.astimezone(UTC).isoformat(),
         }
+
+
+class ExclusionReview(models.Model):
+    """A near match held for a person to look at (`check_required`): a seat id, or the
+    patron it names, is not a listed person's name as written but is near it (an initial
+    and the family name, a suffix more or less, one letter off: patrons/folding.py
+    `near_name`). The floor sees it; a supervisor other than the employee who sent the
+    command decides it (ExclusionReviewDecision). Append-only."""
+
+    action = models.CharField(max_length=16, choices=ExclusionHit.ACTIONS)
+    entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, related_name="reviews")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    player = models.CharField(max_length=64)
+    player_fold = models.CharField(max_length=400, db_index=True, help_text="fold_name of the seat id")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    amount = models.PositiveBigIntegerField(default=0)
+    employee = models.CharField(max_length=150)
+    employee_user_id = models.IntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class ExclusionReviewDecision(models.Model):
+    """A supervisor's decision on a held near match, with the reason: `cleared` (not the
+    listed person: that seat id at that table passes that list entry from then on) or
+    `confirmed` (the listed person: refused `self_excluded` from then on). One decision
+    per review; append-only."""
+
+    DECISIONS = [("cleared", "cleared"), ("confirmed", "confirmed")]
+
+    review = models.OneToOneField(ExclusionReview, on_delete=models.PROTECT, related_name="decision")
+    decision = models.CharField(max_length=16, choices=DECISIONS)
+    reason = models.CharField(max_length=200)
+    decided_by = models.CharField(max_length=150)
+    decided_by_user_id = models.IntegerField()
+    decided_at = models.DateTimeField()

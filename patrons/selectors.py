@@ -6,6 +6,7 @@ patrons/identity.py `identification_read`, which audits each read."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 
 from django.db.models import Q
@@ -15,7 +16,7 @@ from collections_fees.selectors import SqlQuery
 from rounds.models import Wager
 from tables.models import RotationLogEntry, SeatOccupancy
 
-from .models import COUNTED_SQL, CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
+from .models import COUNTED_SQL, CashAlert, CashTransaction, ExclusionHit, ExclusionReview, Patron, UnidentifiedPatron
 
 LOCAL = "to_char(b.{col}, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')"
 UTC = "to_char(b.{col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -26,11 +27,15 @@ def _times(col: str) -> tuple[tuple[str, str], ...]:
 
 
 def floor_alerts(limit: int = 50) -> dict:
-    """What the floor sees: cash warnings and CTRs due, and self-exclusion hits, by
+    """What the floor sees: cash warnings and CTRs due, self-exclusion hits, and the near
+    matches held for a supervisor's check (open first, then the latest decided), by
     display name and number only."""
     alerts = CashAlert.objects.select_related("patron", "table", "transaction").order_by("-created_at", "-id")[:limit]
     hits = ExclusionHit.objects.select_related("patron", "table").order_by("-created_at", "-id")[:limit]
-    return {"cash": list(alerts), "hits": list(hits)}
+    reviews = ExclusionReview.objects.select_related("patron", "table", "entry", "decision")
+    held = reviews.filter(decision__isnull=True).order_by("created_at", "id")[:limit]
+    decided = reviews.filter(decision__isnull=False).order_by("-decision__decided_at", "-id")[:limit]
+    return {"cash": list(alerts), "hits": list(hits), "held": list(held), "decided": list(decided)}
 
 
 def _day_range(filters: dict) -> tuple[str, list]:
@@ -151,9 +156,59 @@ def hits_query(filters: dict) -> SqlQuery:
 
 
 def patron_ids(patron: Patron) -> list[str]:
-    """The seat ids a patron played under: their number, their card, every U-id linked."""
+    """The seat ids a patron played under: their number, their card, every U-id linked,
+    and every seat id recorded that folds to one of those as people write it ("р-4001"
+    with a Cyrillic р, "P 4001": patrons/folding.py `fold_number`) and names no other
+    patron. Since issue 34 such an id is seated as the number (SeatIdentity.seated_as);
+    the ids found here are the ones recorded before, or typed where the fold was not
+    known."""
     linked = UnidentifiedPatron.objects.filter(link__patron=patron).values_list("pk", flat=True)
-    return [i for i in (patron.number, patron.card) if i] + [f"{UnidentifiedPatron.PREFIX}{pk}" for pk in linked]
+    own = [i for i in (patron.number, patron.card) if i] + [f"{UnidentifiedPatron.PREFIX}{pk}" for pk in linked]
+    return own + _seat_ids_folding_to(patron, own)
+
+
+# The seat ids recorded whose digits are one of the patron's ids' digits: the few a fold
+# is then computed for. Digits as a fold reads them: compatibility forms ("４") are digits,
+# and the letters O, I and L, which a fold takes for 0 and 1, are read as those.
+_DIGITS_SQL = "regexp_replace(translate(upper(normalize(player, NFKC)), 'OIL', '011'), '[^0-9]', '', 'g')"
+_RECORDED_IDS_SQL = f"""
+    SELECT DISTINCT player FROM (
+        SELECT player FROM tables_seatoccupancy UNION ALL
+        SELECT player FROM tables_rotationlogentry UNION ALL
+        SELECT player FROM rounds_wager
+    ) recorded
+    WHERE {_DIGITS_SQL} = ANY(%s)
+"""
+
+
+def _digits(seat_id: str) -> str:
+    """A seat id's digits as _DIGITS_SQL reads them."""
+    plain = unicodedata.normalize("NFKC", seat_id).upper().translate(str.maketrans("OIL", "011"))
+    return "".join(ch for ch in plain if ch in "0123456789")
+
+
+def _seat_ids_folding_to(patron: Patron, own: list[str]) -> list[str]:
+    from django.db import connection
+
+    from .folding import fold_number
+    from .models import PatronKey
+
+    folds = {fold_number(i) for i in own} - {""}
+    digits = sorted({_digits(i) for i in own} - {""})
+    if not digits:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORDED_IDS_SQL, [digits])
+        recorded = [player for (player,) in cursor.fetchall()]
+    known = {i.upper() for i in own}
+    found = {player: fold_number(player) for player in recorded if player.upper() not in known}
+    found = {player: fold for player, fold in found.items() if fold in folds}
+    # An id that folds to another patron's number or card too is not this one's alone.
+    shared = set(
+        PatronKey.objects.filter(fold__in=set(found.values()), field__in=("number", "card"))
+        .exclude(patron=patron).values_list("fold", flat=True)
+    )
+    return sorted(player for player, fold in found.items() if fold not in shared)
 
 
 HISTORY_COLUMNS = (

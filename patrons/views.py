@@ -31,7 +31,7 @@ PATRON_READERS = ("supervisor", "compliance")
 
 
 FORBIDDEN = ("not_authorized", "second_person_required")
-CONFLICTS = ("self_excluded", "possible_duplicate", "already_reversed", "already_requested", "already_decided",
+CONFLICTS = ("self_excluded", "check_required", "possible_duplicate", "already_reversed", "already_requested", "already_decided",
              "not_reversible")
 
 
@@ -168,6 +168,23 @@ def cash_reversals(request):
 @require_GET
 def floor_patron_alerts(request):
     return render(request, "patrons/floor_alerts.html", selectors.floor_alerts())
+
+
+@page_for("supervisor")
+@require_POST
+def exclusion_review_decide(request, review_id: int):
+    """A supervisor clears or confirms a held near match, with a reason (a form on the
+    floor's patron alerts). Refusals name their code; nothing changes."""
+    try:
+        identity.refuse_unstorable(_form_texts(request.POST), "invalid_command")
+        identity.exclusion_review_decide(
+            actor=Actor.from_request(request), review_id=review_id, decision=request.POST.get("decision", ""),
+            reason=request.POST.get("reason", ""),
+        )
+    except PatronError as error:
+        context = {**selectors.floor_alerts(), "message": f"{error.code}: {error.message}"}
+        return render(request, "patrons/floor_alerts.html", context, status=409 if error.code == "wrong_state" else 400)
+    return redirect("patrons:floor-alerts")
 
 
 def _day_filters(request) -> dict:

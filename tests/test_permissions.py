@@ -118,6 +118,8 @@ MATRIX = {
     "api/tables/<int:table_id>/cash/<int:seq>/reversal": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "compliance/cash/reversals/": ("get", PATRON_READERS),
     "floor/patrons/": ("get", PATRON_READERS),
+    # A near match held for a check (issue 34): a supervisor decides it, not compliance.
+    "floor/patrons/reviews/<int:review_id>/decide": ("post", SUPERVISOR_ONLY),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
@@ -208,6 +210,7 @@ def _url(route: str, world) -> str:
         .replace("<int:import_id>", "999999")
         .replace("<int:removal_id>", "999999")
         .replace("<int:seq>", "999999")
+        .replace("<int:review_id>", "999999")
     )
 
 

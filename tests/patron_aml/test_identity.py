@@ -159,8 +159,9 @@ def test_identification_is_never_in_a_table_payload(tables, ann, actors):
     table = Table.objects.get(pk=tables[0].pk)
     for audience in (TABLET, LIVE):  # what the sockets and the state API send
         payload = str(table_snapshot(table, audience))
-        assert "CC-77001" in payload  # the seat's id, as seated
-        for secret in ("Ann Lee", "D1234567", "drivers_license"):
+        # Seated by card, the seat holds the patron's number (docs/rules-decisions.md).
+        assert "P-1001" in payload
+        for secret in ("Ann Lee", "D1234567", "drivers_license", "CC-77001"):
             assert secret not in payload
 
 
