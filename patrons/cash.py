@@ -31,7 +31,7 @@ from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import TableEvent
 
-from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, exclusion_check, patron_of_player
+from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, exclusion_check
 from .models import (
     CashAlert,
     CashCheckpoint,
