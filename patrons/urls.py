@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/tables/<int:table_id>/cash", views.cash_new, name="cash-new"),
     path("floor/patrons/", views.floor_patron_alerts, name="floor-alerts"),
     path("compliance/patrons/", views.patron_list, name="list"),
+    path("compliance/patrons/duplicates/", views.duplicates, name="duplicates"),
     path("compliance/patrons/<int:patron_id>/", views.patron_detail, name="detail"),
     path("compliance/patrons/<int:patron_id>/history.csv", views.history_export, name="history-export"),
     path("compliance/patrons/unidentified/<int:unidentified_id>/link", views.patron_link, name="link"),
