@@ -15,7 +15,7 @@ from patrons import cash, identity
 from patrons.identity import PatronError
 from tests.patron_aml.conftest import person
 
-AMOUNTS = st.sampled_from([50000, 290000, 300000, 450000, 900000])
+AMOUNTS = st.sampled_from([50000, 290000, 450000, 600000, 900000])
 CREATE = st.tuples(st.just("create"), st.integers(0, 2))  # which of three legal names
 CASH = st.tuples(st.just("cash"), st.integers(0, 9), st.sampled_from(["chip_purchase", "cash_payout"]), AMOUNTS,
                  st.sampled_from(["number", "card", "lower"]))
@@ -27,7 +27,7 @@ STEP = st.one_of(
     st.tuples(st.just("link"), st.integers(0, 9), st.integers(0, 9)),
 )
 # A few records first, so cash and merges have someone to name; more may come later.
-STEPS = st.tuples(st.lists(CREATE, min_size=2, max_size=4), st.lists(STEP, min_size=6, max_size=16)).map(
+STEPS = st.tuples(st.lists(CREATE, min_size=2, max_size=4), st.lists(STEP, min_size=8, max_size=18)).map(
     lambda parts: parts[0] + parts[1])
 
 
