@@ -31,7 +31,15 @@ from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import TableEvent
 
-from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, exclusion_check
+from .identity import (
+    IDENTIFICATION_ROLES,
+    PatronError,
+    SeatIdentity,
+    exclusion_check,
+    person_of,
+    refuse_unfit,
+    survivors,
+)
 from .models import (
     CashAlert,
     CashCheckpoint,
@@ -41,6 +49,8 @@ from .models import (
     CashTransaction,
     Patron,
     PatronLink,
+    PatronMerge,
+    PatronMergeRequest,
     UnidentifiedPatron,
 )
 
@@ -64,15 +74,19 @@ def thresholds() -> tuple[int, int, int]:
 
 
 def subject_of(patron: Patron | None, unidentified: UnidentifiedPatron | None) -> str:
-    return f"patron:{patron.pk}" if patron is not None else f"unidentified:{unidentified.pk}"
+    """Whose total a transaction counts toward: a patron's person (named by its surviving
+    record, identity.person_of), or an unidentified patron not linked yet."""
+    return person_of(patron.pk).subject if patron is not None else f"unidentified:{unidentified.pk}"
 
 
 def _subject_filter(subject: str) -> Q:
-    """A subject's transactions: a patron's own and those of every unidentified patron
-    linked to them; an unidentified patron's own (until linked)."""
+    """A subject's transactions: those of every record of the patron's person and of
+    every unidentified patron linked to one of them; an unidentified patron's own (until
+    linked)."""
     kind, pk = subject.split(":")
     if kind == "patron":
-        return Q(patron_id=int(pk)) | Q(unidentified__link__patron_id=int(pk))
+        records = person_of(int(pk)).records
+        return Q(patron_id__in=records) | Q(unidentified__link__patron_id__in=records)
     return Q(unidentified_id=int(pk))
 
 
@@ -288,7 +302,7 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
     witness.committed_on_commit([(LOG, head.pk, head.seq, head.head)], urgent=True)
     # The total is the subject's as it stands now: a linked U-id counts for its patron.
     subject = subject_of(patron, unidentified)
-    _alerts_for(subject, patron, row.gaming_day, row.direction, crossing=row, before_extra=counted(row))
+    _alerts_for(subject, row.gaming_day, row.direction, crossing=row, before_extra=counted(row))
     what = f"reversal of cash seq {reverses.seq}: " if reverses is not None else ""
     audit_record(
         actor=actor, action="cash", table_id=table_id,
@@ -297,13 +311,15 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
     return row
 
 
-def _alerts_for(subject: str, patron: Patron | None, gaming_day: date, direction: str, *, crossing: CashTransaction,
-                before_extra: int, link: PatronLink | None = None) -> list[CashAlert]:
+def _alerts_for(subject: str, gaming_day: date, direction: str, *, crossing: CashTransaction,
+                before_extra: int, link: PatronLink | None = None, merge: PatronMerge | None = None) -> list[CashAlert]:
     """Alerts for the lines the subject's day total crossed by the last `before_extra`
     cents: at the warning (reached) and above the CTR threshold (exceeded). A line is
     alerted once a day: a total a reversal took back below it and that crosses it again
-    keeps its first alert (which stays on record: it was true when raised)."""
+    keeps its first alert (which stays on record: it was true when raised). A patron's
+    alert names the surviving record of their person."""
     _, warn_at, ctr_above = thresholds()
+    patron_id = int(subject.split(":")[1]) if subject.startswith("patron:") else None
     total = day_total(subject, gaming_day, direction)
     before = total - before_extra
     made = []
@@ -311,8 +327,9 @@ def _alerts_for(subject: str, patron: Patron | None, gaming_day: date, direction
         if crossed and not CashAlert.objects.filter(kind=kind, subject=subject, direction=direction,
                                                     gaming_day=gaming_day).exists():
             made.append(CashAlert.objects.create(
-                kind=kind, subject=subject, patron=patron, direction=direction, gaming_day=gaming_day, total=total,
-                transaction=crossing, link=link, table_id=crossing.table_id, created_at=timezone.now(),
+                kind=kind, subject=subject, patron_id=patron_id, direction=direction, gaming_day=gaming_day,
+                total=total, transaction=crossing, link=link, merge=merge, table_id=crossing.table_id,
+                created_at=timezone.now(),
             ))
     return made
 
@@ -320,17 +337,20 @@ def _alerts_for(subject: str, patron: Patron | None, gaming_day: date, direction
 def alerts_after_link(link: PatronLink) -> None:
     """After an unidentified patron is linked (under the cash lock): each gaming day and
     direction of theirs now counts toward the patron's, and may cross a line."""
-    subject = f"patron:{link.patron_id}"
-    groups = (
-        CashTransaction.objects.filter(unidentified=link.unidentified)
-        .values("gaming_day", "direction").annotate(moved=Sum(COUNTED_AMOUNT))
-    )
+    _alerts_after_joining(person_of(link.patron_id).subject, Q(unidentified=link.unidentified), link=link)
+
+
+def _alerts_after_joining(subject: str, joined: Q, *, link: PatronLink | None = None,
+                          merge: PatronMerge | None = None) -> None:
+    """The transactions `joined` now count toward `subject`'s totals: each of their gaming
+    days and directions may cross a line, at the subject's last transaction of it."""
+    groups = CashTransaction.objects.filter(joined).values("gaming_day", "direction").annotate(moved=Sum(COUNTED_AMOUNT))
     for group in groups:
         last = CashTransaction.objects.filter(
             _subject_filter(subject), gaming_day=group["gaming_day"], direction=group["direction"]
         ).order_by("-seq").first()
-        _alerts_for(subject, link.patron, group["gaming_day"], group["direction"], crossing=last,
-                    before_extra=group["moved"], link=link)
+        _alerts_for(subject, group["gaming_day"], group["direction"], crossing=last, before_extra=group["moved"],
+                    link=link, merge=merge)
 
 
 def ctr_candidates(gaming_day: date) -> list[dict]:
@@ -341,17 +361,19 @@ def ctr_candidates(gaming_day: date) -> list[dict]:
         CashTransaction.objects.filter(gaming_day=gaming_day)
         .select_related("patron", "unidentified__link__patron", "table").order_by("seq")
     )
+    merged = survivors()
     groups: dict[tuple[str, str], list[CashTransaction]] = {}
     for row in rows:
         linked = getattr(getattr(row.unidentified, "link", None), "patron", None) if row.unidentified_id else None
         owner = row.patron or linked
-        subject = f"patron:{owner.pk}" if owner else f"unidentified:{row.unidentified_id}"
+        subject = person_of(owner.pk, merged).subject if owner else f"unidentified:{row.unidentified_id}"
         groups.setdefault((subject, row.direction), []).append(row)
     found = []
     for (subject, direction), txs in groups.items():
         total = sum(counted(t) for t in txs)
         if total > ctr_above:
-            owner = txs[0].patron or getattr(getattr(txs[0].unidentified, "link", None), "patron", None)
+            # The person is named by their surviving record, whichever record a row was under.
+            owner = Patron.objects.get(pk=int(subject.split(":")[1])) if subject.startswith("patron:") else None
             found.append({
                 "subject": subject, "direction": direction, "total": total, "gaming_day": gaming_day,
                 "patron": owner.public() if owner else None,
@@ -400,52 +422,75 @@ def verify_chain() -> list[str]:
 
 def expected_alerts() -> dict[tuple, dict]:
     """The cash alerts the log calls for under the thresholds in force, replayed in the
-    order the cash lock gave the transactions and the links (a link before a transaction
-    when it was made before it): {(kind, subject, direction, gaming day): the alert's
-    fields}. A line is alerted once per subject, direction and day (the first crossing,
-    by a transaction or by a link that merges an unidentified patron's totals); a
-    reversal lowers the total (originals less reversals) and crosses nothing."""
+    order the cash lock gave the transactions, the links and the merges (a link or a merge
+    before a transaction when it was made before it): {(kind, subject, direction, gaming
+    day): the alert's fields}. A line is alerted once per subject, direction and day (the
+    first crossing: by a transaction, by a link that joins an unidentified patron's totals
+    to a patron's, or by a merge that joins two records' persons); a reversal lowers the
+    total (originals less reversals) and crosses nothing."""
     _, warn_at, ctr_above = thresholds()
-    links = sorted(PatronLink.objects.values("pk", "unidentified_id", "patron_id", "linked_at"), key=lambda l: (l["linked_at"], l["pk"]))
+    joins = sorted(
+        [("link", l["linked_at"], l["pk"], l) for l in PatronLink.objects.values("pk", "unidentified_id", "patron_id", "linked_at")]
+        + [("merge", m["approved_at"], m["pk"], m) for m in PatronMerge.objects.values("pk", "merged_id", "survivor_id", "approved_at")],
+        key=lambda join: (join[1], join[0], join[2]),
+    )
     rows = CashTransaction.objects.order_by("seq").values_list(
         "pk", "seq", "patron_id", "unidentified_id", "direction", "gaming_day", "amount", "created_at", "table_id",
         "reverses_id",
     )
     linked: dict[int, int] = {}  # unidentified id -> patron id, links made so far
+    merged_into: dict[int, int] = {}  # merged record -> the record it was merged into, merges made so far
     totals: dict[tuple, int] = {}  # (subject, gaming day, direction) -> total so far
     last_row: dict[tuple, tuple] = {}  # the same key -> (seq, pk, table id) of its last transaction
     own: dict[int, dict] = {}  # unidentified id -> {(day, direction): its own total}
     expected: dict[tuple, dict] = {}
 
-    def cross(subject, day, direction, before, total, crossing, link_id):
+    def person(patron_id: int) -> str:
+        while patron_id in merged_into:
+            patron_id = merged_into[patron_id]
+        return f"patron:{patron_id}"
+
+    def cross(subject, day, direction, before, total, crossing, link_id, merge_id=None):
         patron = int(subject.split(":")[1]) if subject.startswith("patron:") else None
         for kind, crossed in (("warning", before < warn_at <= total), ("ctr_required", before <= ctr_above < total)):
             if crossed:
                 expected.setdefault((kind, subject, direction, day), {
-                    "total": total, "transaction": crossing[0], "table": crossing[1], "link": link_id, "patron": patron,
+                    "total": total, "transaction": crossing[0], "table": crossing[1], "link": link_id,
+                    "merge": merge_id, "patron": patron,
                 })
 
-    def apply_link(link):
-        linked[link["unidentified_id"]] = link["patron_id"]
-        subject = f"patron:{link['patron_id']}"
-        for (day, direction), moved in sorted(own.get(link["unidentified_id"], {}).items()):
-            key = (subject, day, direction)
+    def join(into: str, moving: dict, source: str, link_id=None, merge_id=None):
+        """`moving` ({(day, direction): total}, the totals of `source`) now count toward `into`."""
+        for (day, direction), moved in sorted(moving.items()):
+            key = (into, day, direction)
             totals[key] = totals.get(key, 0) + moved
-            # The patron's last transaction of that day, the linked ones' included (by seq).
-            last_row[key] = max(r for r in (last_row.get(key), last_row[(f"unidentified:{link['unidentified_id']}", day, direction)]) if r)
-            cross(subject, day, direction, totals[key] - moved, totals[key], last_row[key][1:], link["pk"])
+            # The subject's last transaction of that day, the joined ones' included (by seq).
+            last_row[key] = max(r for r in (last_row.get(key), last_row[(source, day, direction)]) if r)
+            cross(into, day, direction, totals[key] - moved, totals[key], last_row[key][1:], link_id, merge_id)
 
-    pending = list(links)
+    def apply(kind, join_row):
+        if kind == "link":
+            linked[join_row["unidentified_id"]] = join_row["patron_id"]
+            source = f"unidentified:{join_row['unidentified_id']}"
+            join(person(join_row["patron_id"]), own.get(join_row["unidentified_id"], {}), source, link_id=join_row["pk"])
+        else:
+            source, into = person(join_row["merged_id"]), person(join_row["survivor_id"])
+            merged_into[join_row["merged_id"]] = join_row["survivor_id"]
+            moving = {(day, direction): total for (subject, day, direction), total in totals.items() if subject == source}
+            join(into, moving, source, merge_id=join_row["pk"])
+
+    pending = list(joins)
     for pk, seq, patron_id, unidentified_id, direction, day, amount, created_at, table_id, reverses_id in rows.iterator(
         chunk_size=5000
     ):
         amount = -amount if reverses_id is not None else amount  # originals less reversals
-        while pending and pending[0]["linked_at"] <= created_at:
-            apply_link(pending.pop(0))
+        while pending and pending[0][1] <= created_at:
+            kind, _, _, join_row = pending.pop(0)
+            apply(kind, join_row)
         if patron_id is not None:
-            subject = f"patron:{patron_id}"
+            subject = person(patron_id)
         elif unidentified_id in linked:
-            subject = f"patron:{linked[unidentified_id]}"
+            subject = person(linked[unidentified_id])
         else:
             subject = f"unidentified:{unidentified_id}"
         if unidentified_id is not None:
@@ -458,8 +503,8 @@ def expected_alerts() -> dict[tuple, dict]:
         totals[key] = before + amount
         last_row[key] = (seq, pk, table_id)
         cross(subject, day, direction, before, totals[key], (pk, table_id), None)
-    for link in pending:
-        apply_link(link)
+    for kind, _, _, join_row in pending:
+        apply(kind, join_row)
     return expected
 
 
@@ -482,7 +527,7 @@ def verify_alerts() -> list[str]:
             continue
         seen.add(key)
         held = {"total": alert.total, "transaction": alert.transaction_id, "table": alert.table_id,
-                "link": alert.link_id, "patron": alert.patron_id}
+                "link": alert.link_id, "merge": alert.merge_id, "patron": alert.patron_id}
         changed = [f"{field} {held[field]} (the log gives {want[field]})" for field in held if held[field] != want[field]]
         if changed:
             problems.append(f"{name}: altered: " + ", ".join(changed))
@@ -567,6 +612,63 @@ def cash_reversal_request(*, seq, reason, actor: Actor) -> CashReversalRequest:
     return request
 
 
+# --- one person, one record: merges under two compliance people ---------------------------
+
+
+def _merge_refusal(survivor: Patron, merged: Patron) -> PatronError | None:
+    """Why these two records cannot be merged now, if they cannot. A record is merged
+    once, and never into a record that is merged itself (name that one's survivor
+    instead); a survivor may itself be merged later, carrying its merged records along
+    (identity.survivors follows the merges transitively)."""
+    if survivor.pk == merged.pk:
+        return PatronError("invalid_patron", "a record is not merged into itself")
+    for record in (merged, survivor):
+        into = PatronMerge.objects.select_related("survivor").filter(merged=record).first()
+        if into is not None:
+            return PatronError(
+                "already_merged", f"patron {record.number} is already merged into patron {into.survivor.number}"
+                + ("" if record is merged else f": merge into patron {into.survivor.number}"),
+            )
+    return None
+
+
+def _compliance_person(actor: Actor, what: str) -> None:
+    if actor.role != "compliance" or actor.user_id is None:
+        raise PatronError("not_authorized", f"a compliance officer {what}")
+
+
+def merge_request(*, survivor_id: int, merged_id: int, reason: str, actor: Actor) -> PatronMergeRequest:
+    """A compliance officer asks that two records of one person be merged (`merged` into
+    `survivor`), with the reason; nothing follows until another compliance officer
+    approves (merge_approve)."""
+    _compliance_person(actor, "asks for a merge of two records")
+    reason = (reason or "").strip()
+    if not reason:
+        raise PatronError("invalid_patron", "say why the two records are one person")
+    if type(survivor_id) is not int or type(merged_id) is not int:
+        raise PatronError("unknown_patron", "name both records by their patron id")
+    with transaction.atomic():
+        survivor = Patron.objects.filter(pk=survivor_id).first()
+        merged = Patron.objects.filter(pk=merged_id).first()
+        if survivor is None or merged is None:
+            raise PatronError("unknown_patron", "no such patron")
+        refusal = _merge_refusal(survivor, merged)
+        if refusal is not None:
+            raise refusal
+        request = PatronMergeRequest(
+            survivor=survivor, merged=merged, reason=reason, requested_by=actor.name, requester_user_id=actor.user_id,
+            requested_at=timezone.now(),
+        )
+        refuse_unfit(request, "invalid_patron")
+        request.save(force_insert=True)
+        audit_record(
+            actor=actor, action="patron_merge",
+            summary=f"merge of patron {merged.number} into patron {survivor.number} requested",
+            detail={"request": request.pk, "survivor": survivor.pk, "merged": merged.pk},
+        )
+    return request
+
+
 def _reversible(original: CashTransaction) -> None:
     if original.reverses_id is not None:
         raise PatronError("not_reversible", f"cash #{original.seq} is itself a reversal: it is not reversed")
@@ -623,6 +725,47 @@ def cash_reversal_decide(*, request_id, approve, actor: Actor, note: str = "") -
 
 def pending_reversals():
     return CashReversalRequest.objects.filter(decision__isnull=True).select_related("original__table", "original__patron")
+
+
+def merge_approve(*, request_id: int, actor: Actor) -> PatronMerge:
+    """A second compliance officer, by user id another person than the requester (a second
+    session or tablet of the requester is the same person: `second_person_required`),
+    approves a merge: the PatronMerge row, and from then on one person's totals (under the
+    cash lock, so a total the merge makes cross a line raises its alert at once)."""
+    _compliance_person(actor, "approves a merge of two records")
+    with transaction.atomic():
+        lock()
+        request = PatronMergeRequest.objects.select_related("survivor", "merged").filter(pk=request_id).first()
+        if request is None:
+            raise PatronError("unknown_merge", "no such merge request")
+        if PatronMerge.objects.filter(request=request).exists():
+            raise PatronError("unknown_merge", "this merge request was approved already")
+        if request.requester_user_id == actor.user_id:
+            raise PatronError("second_person_required", f"{request.requested_by} asked for this merge: another "
+                              "compliance officer approves it")
+        refusal = _merge_refusal(request.survivor, request.merged)
+        if refusal is not None:
+            raise refusal
+        # The merged record's person as it stands before the merge: its rows join the survivor's.
+        joined = _subject_filter(person_of(request.merged_id).subject)
+        merge = PatronMerge.objects.create(
+            request=request, survivor=request.survivor, merged=request.merged, reason=request.reason,
+            requested_by=request.requested_by, requester_user_id=request.requester_user_id,
+            requested_at=request.requested_at, approved_by=actor.name, approver_user_id=actor.user_id,
+            approved_at=timezone.now(),
+        )
+        _alerts_after_joining(person_of(request.survivor_id).subject, joined, merge=merge)
+        audit_record(
+            actor=actor, action="patron_merge",
+            summary=f"patron {request.merged.number} merged into patron {request.survivor.number}",
+            detail={"request": request.pk, "merge": merge.pk, "survivor": request.survivor_id,
+                    "merged": request.merged_id, "requested_by": request.requested_by},
+        )
+    return merge
+
+
+def merge_requests_waiting():
+    return PatronMergeRequest.objects.filter(merge__isnull=True).select_related("survivor", "merged")
 
 
 # --- self-exclusion --------------------------------------------------------------------

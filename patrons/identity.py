@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from dataclasses import dataclass
 from datetime import date
 
 from django.core.exceptions import ValidationError
@@ -36,6 +37,7 @@ from .models import (
     Patron,
     PatronKey,
     PatronLink,
+    PatronMerge,
     UnidentifiedPatron,
     entries_digest,
 )
@@ -83,6 +85,10 @@ class PatronError(CodedError):
             # A seat id or patron near a listed person's name: held until a supervisor
             # clears or confirms it (ExclusionReview); the review asked for is unknown.
             "check_required", "unknown_review",
+            # One person, one record (issue 34): the same legal name and date of birth as
+            # another record, sent again with `confirm` when it is another person; a record
+            # already merged into another, or a merge request that is not waiting.
+            "possible_duplicate_patron", "already_merged", "unknown_merge",
         }
     )
 
@@ -112,9 +118,13 @@ def refuse_unstorable(texts, code: str) -> None:
 
 def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: str, card: str = "",
                   date_of_birth: date | None = None, id_type: str = "", id_number: str = "",
-                  id_issuer: str = "", address: str = "", tppp_company: str = "", tppp_badge: str = "") -> Patron:
+                  id_issuer: str = "", address: str = "", tppp_company: str = "", tppp_badge: str = "",
+                  confirm: bool = False) -> Patron:
     """A new patron (compliance or a supervisor). Its number and card must not name a
-    patron already known, in any case or look-alike spelling (`duplicate_patron`)."""
+    patron already known, in any case or look-alike spelling, nor its ID another
+    patron's (`duplicate_patron`); the same legal name and date of birth as another
+    record is recorded only when confirmed (`confirm`) to be another person, and the
+    confirmation is audited (`duplicates_refused`)."""
     if actor.role not in IDENTIFICATION_ROLES and not actor.is_system:
         raise PatronError("not_authorized", "compliance or a supervisor records a patron")
     number, card = printed(number or ""), printed(card or "")
@@ -137,10 +147,96 @@ def patron_create(*, actor: Actor, number: str, display_name: str, legal_name: s
             clash = _matching_keys(value, fields=("number", "card")).first()
             if clash is not None:
                 raise PatronError("duplicate_patron", f"{value!r} is already patron {clash.patron.number}'s number or card")
+        namesakes = duplicates_refused(patron, confirm=confirm)
         patron.save(force_insert=True)
         _keys_write(patron)
         audit_record(actor=actor, action="patron", summary=f"patron {number} recorded", detail={"patron": patron.pk})
+        if namesakes:
+            audit_record(
+                actor=actor, action="patron",
+                summary=(f"patron {number} confirmed another person than {', '.join(p.number for p in namesakes)} "
+                         "(same legal name and date of birth)")[:200],
+                detail={"patron": patron.pk, "namesakes": [p.pk for p in namesakes]},
+            )
     return patron
+
+
+def _same_text(a: str, b: str) -> bool:
+    return fold_name(a or "") == fold_name(b or "")
+
+
+def duplicates_refused(patron: Patron, *, confirm: bool) -> list[Patron]:
+    """One person, one record, for a new or edited record (`patron`, saved or not):
+    - its ID (type, number and issuer; the number folded as people write it, the type and
+      issuer as names are) is no other record's: `duplicate_patron`, naming the record;
+    - a record of the same date of birth whose legal name folds alike may be the same
+      person, or a namesake born the same day: `possible_duplicate_patron` until the
+      caller confirms (`confirm`); the namesakes are returned for the caller's audit row.
+    The folds are computed here over candidates SQL narrows (an ID number at all; the
+    same date of birth): patrons are thousands, and this runs once per record written."""
+    others = Patron.objects.exclude(pk=patron.pk) if patron.pk else Patron.objects.all()
+    number = fold_number(patron.id_number or "")
+    if number:
+        ids = others.exclude(id_number="").values_list("number", "id_type", "id_number", "id_issuer")
+        for other_number, id_type, id_number, id_issuer in ids.iterator(chunk_size=2000):
+            if (fold_number(id_number) == number and _same_text(id_type, patron.id_type)
+                    and _same_text(id_issuer, patron.id_issuer)):
+                raise PatronError(
+                    "duplicate_patron",
+                    f"the ID {patron.id_type or '(no type)'} {patron.id_number} of {patron.id_issuer or '(no issuer)'} "
+                    f"is already patron {other_number}'s: one person, one record",
+                )
+    if patron.date_of_birth is None:
+        return []
+    name = fold_name(patron.legal_name)
+    namesakes = [other for other in others.filter(date_of_birth=patron.date_of_birth).order_by("number")
+                 if fold_name(other.legal_name) == name]
+    if namesakes and not confirm:
+        raise PatronError(
+            "possible_duplicate_patron",
+            f"patron {', '.join(p.number for p in namesakes)} has the same legal name and date of birth: "
+            "if this is another person, confirm it (the confirmation is recorded)",
+        )
+    return namesakes
+
+
+# --- one person: records merged ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Person:
+    """A person as the cash totals see them: the surviving record (`survivor`) and every
+    record merged into it, itself included (`records`)."""
+
+    survivor: int
+    records: tuple[int, ...]
+
+    @property
+    def subject(self) -> str:
+        return f"patron:{self.survivor}"
+
+
+def survivors() -> dict[int, int]:
+    """{merged record: the surviving record of its person} for every merged record, the
+    merges followed to their end (a survivor later merged itself carries its merged
+    records along). A record missing from the map is its own survivor."""
+    direct = dict(PatronMerge.objects.values_list("merged_id", "survivor_id"))
+    resolved = {}
+    for merged in direct:
+        survivor = merged
+        while survivor in direct:  # no cycle: a record is merged once, never into a merged one
+            survivor = direct[survivor]
+        resolved[merged] = survivor
+    return resolved
+
+
+def person_of(patron_id: int, merged: dict[int, int] | None = None) -> Person:
+    """The person a patron record belongs to: THE resolution every total, alert, CTR,
+    history and export uses (`merged`: `survivors()` when the caller read it already)."""
+    merged = survivors() if merged is None else merged
+    survivor = merged.get(patron_id, patron_id)
+    records = sorted({survivor, *(record for record, root in merged.items() if root == survivor)})
+    return Person(survivor=survivor, records=tuple(records))
 
 
 def _keys_write(patron: Patron) -> None:

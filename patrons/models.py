@@ -104,6 +104,53 @@ class PatronLink(models.Model):
     reason = models.CharField(max_length=200, blank=True)
 
 
+class PatronMergeRequest(models.Model):
+    """Compliance found two records to be one person and asks that `merged` be merged
+    into `survivor`, with the reason. Nothing follows until a second compliance person,
+    another user, approves it (a PatronMerge row; patrons/identity.py `merge_approve`)."""
+
+    survivor = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    merged = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    reason = models.CharField(max_length=200)
+    requested_by = models.CharField(max_length=150)
+    requester_user_id = models.BigIntegerField()
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(survivor=models.F("merged")), name="merge_request_two_records"),
+        ]
+
+
+class PatronMerge(models.Model):
+    """Two records of one person, merged: from `approved_at` on, cash totals, alerts, the
+    CTR, histories and exports count `merged` (and everything already merged into it) as
+    `survivor`'s person (patrons/identity.py `person_of`). Cash rows keep the record they
+    were written under: their patron is in the chain's hash. A record is merged once; two
+    people by user id, enforced by the database as well as by the code."""
+
+    request = models.OneToOneField(PatronMergeRequest, on_delete=models.PROTECT, related_name="merge")
+    survivor = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    merged = models.OneToOneField(Patron, on_delete=models.PROTECT, related_name="merged_into")
+    reason = models.CharField(max_length=200)
+    requested_by = models.CharField(max_length=150)
+    requester_user_id = models.BigIntegerField()
+    requested_at = models.DateTimeField()
+    approved_by = models.CharField(max_length=150)
+    approver_user_id = models.BigIntegerField()
+    approved_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["approved_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(survivor=models.F("merged")), name="merge_two_records"),
+            models.CheckConstraint(
+                condition=~Q(requester_user_id=models.F("approver_user_id")), name="merge_two_people"
+            ),
+        ]
+
+
 class CashTransaction(models.Model):
     """Cash at a table: a chip purchase for cash (in) or a cash payout such as a jackpot
     award (out). One hash chain for the whole house (cash adds up across tables), written
@@ -280,8 +327,9 @@ class CashAlert(models.Model):
     """A patron's cash total of a gaming day crossed a line: `warning` (the floor and
     compliance are told; CARDROOM_CASH_WARNING_CENTS) or `ctr_required` (above
     CARDROOM_CTR_THRESHOLD_CENTS). `subject` is "patron:<id>" or "unidentified:<id>":
-    whose total it is. `transaction` is the one that crossed (or the link that merged the
-    totals, `link`)."""
+    whose total it is: a patron's person, named by its surviving record (PatronMerge).
+    `transaction` is the one that crossed (or the link, `link`, or the merge of two
+    records, `merge`, that joined the totals)."""
 
     KINDS = [("warning", "warning"), ("ctr_required", "ctr_required")]
 
@@ -293,6 +341,8 @@ class CashAlert(models.Model):
     total = models.PositiveBigIntegerField()
     transaction = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="+")
     link = models.ForeignKey(PatronLink, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    # Or the merge of two records of one person that did (PatronMerge).
+    merge = models.ForeignKey("PatronMerge", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("floor/patrons/", views.floor_patron_alerts, name="floor-alerts"),
     path("floor/patrons/reviews/<int:review_id>/decide", views.exclusion_review_decide, name="review-decide"),
     path("compliance/patrons/", views.patron_list, name="list"),
+    path("compliance/patrons/duplicates/", views.duplicates, name="duplicates"),
     path("compliance/patrons/<int:patron_id>/", views.patron_detail, name="detail"),
     path("compliance/patrons/<int:patron_id>/history.csv", views.history_export, name="history-export"),
     path("compliance/patrons/unidentified/<int:unidentified_id>/link", views.patron_link, name="link"),

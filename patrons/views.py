@@ -19,13 +19,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cardroom import wire
 from cardroom.access import DRIVERS, Actor, api_for, can_drive, page_for
+from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from collections_fees.exports import CsvExport
 from collections_fees.views import csv_export_response
 
 from . import cash, identity, selectors
 from .identity import PatronError
-from .models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, UnidentifiedPatron
+from .models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, PatronMerge, UnidentifiedPatron
 
 PATRON_READERS = ("supervisor", "compliance")
 
@@ -395,6 +396,7 @@ def patron_list(request):
                 date_of_birth=born, id_type=form.get("id_type", ""), id_number=form.get("id_number", ""),
                 id_issuer=form.get("id_issuer", ""), address=form.get("address", ""),
                 tppp_company=form.get("tppp_company", ""), tppp_badge=form.get("tppp_badge", ""),
+                confirm=form.get("confirm") == "on",
             )
             return redirect("patrons:detail", patron_id=patron.pk)
         except ValueError:
@@ -406,8 +408,11 @@ def patron_list(request):
         query, message, status = "", f"invalid_patron: the search {wire.text_refusal(query)}", 400
     found = identity.patron_lookup(query, actor=actor, limit=50) if query else [p.public() for p in Patron.objects.all()[:100]]
     unidentified = UnidentifiedPatron.objects.filter(link__isnull=True).order_by("-created_at")[:50]
+    # A possible duplicate is answered with the form as it was sent and the box to confirm.
+    confirm_asked = message.startswith("possible_duplicate_patron")
     return render(request, "patrons/list.html",
-                  {"patrons": found, "q": query, "unidentified": unidentified, "message": message}, status=status)
+                  {"patrons": found, "q": query, "unidentified": unidentified, "message": message,
+                   "confirm_asked": confirm_asked, "sent": request.POST if confirm_asked else {}}, status=status)
 
 
 @page_for(*PATRON_READERS)
@@ -442,3 +447,43 @@ def patron_link(request, unidentified_id: int):
     except PatronError as error:
         return HttpResponseBadRequest(f"{error.code}: {error.message}")
     return redirect("patrons:detail", patron_id=link.patron_id)
+
+
+@page_for("compliance")
+@require_http_methods(["GET", "POST"])
+def duplicates(request):
+    """Possible duplicates (same date of birth, names that fold alike or are near), the
+    merges waiting for a second compliance officer, and the merges made. A merge is asked
+    for by one compliance officer and approved by another (cash.merge_request,
+    cash.merge_approve)."""
+    actor, message, status = Actor.from_request(request), "", 200
+    if request.method == "POST":
+        form = request.POST
+        try:
+            identity.refuse_unstorable(_form_texts(form), "invalid_patron")
+            if form.get("action") == "approve":
+                merge = cash.merge_approve(request_id=_form_int(form, "request"), actor=actor)
+                return redirect(f"{request.path}?merged={merge.pk}")
+            made = cash.merge_request(survivor_id=_form_int(form, "survivor"), merged_id=_form_int(form, "merged"),
+                                      reason=form.get("reason", ""), actor=actor)
+            return redirect(f"{request.path}?requested={made.pk}")
+        except PatronError as error:
+            message, status = f"{error.code}: {error.message}", (403 if error.code == "not_authorized" else 400)
+    pairs = selectors.possible_duplicates()
+    if pairs:
+        audit_record(
+            actor=actor, action="identification_read", summary="possible duplicate patrons listed",
+            detail={"pairs": [[pair["first"].pk, pair["second"].pk] for pair in pairs]},
+        )
+    context = {
+        "pairs": pairs, "waiting": cash.merge_requests_waiting(), "message": message,
+        "merges": PatronMerge.objects.select_related("survivor", "merged").order_by("-approved_at")[:50],
+    }
+    return render(request, "patrons/duplicates.html", context, status=status)
+
+
+def _form_int(form, name: str) -> int:
+    try:
+        return int(form.get(name, ""))
+    except ValueError:
+        raise PatronError("unknown_patron", f"{name} is a record's id") from None
