@@ -623,8 +623,8 @@ def state_list_import(*, actor: Actor, filename: str, content: bytes) -> Exclusi
         for entry in entries:
             entry.added_at = now
         base = state_imports_in_force()
-        before = {person_of(entry): entry for entry in ExclusionEntry.objects.filter(source="state", list_import__in=base)}
-        listed = {person_of(entry): entry for entry in entries}
+        before = {listed_person(entry): entry for entry in ExclusionEntry.objects.filter(source="state", list_import__in=base)}
+        listed = {listed_person(entry): entry for entry in entries}
         added = [listed[k] for k in listed.keys() - before.keys()]
         removed = [before[k] for k in before.keys() - listed.keys()]
         batch = ExclusionImport(
@@ -658,7 +658,7 @@ def lists_lock() -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [LISTS_LOCK_KEY])
 
 
-def person_of(entry: ExclusionEntry) -> tuple:
+def listed_person(entry: ExclusionEntry) -> tuple:
     """Who a state-list row names, folded as people write (patrons/folding.py): the same
     person spelled "Smith, John" in one list and "JOHN SMITH" in the next is no change."""
     return (fold_name(entry.name), entry.date_of_birth, fold_number(entry.id_number), fold_number(entry.state_ref))

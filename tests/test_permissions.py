@@ -124,6 +124,8 @@ MATRIX = {
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
     "compliance/patrons/unidentified/<int:unidentified_id>/link": ("post", PATRON_READERS),
+    # Possible duplicate records and their merges (issue 34): compliance only.
+    "compliance/patrons/duplicates/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN)),
     "compliance/mtl/": ("get", PATRON_READERS),
     "compliance/mtl/export.csv": ("get", PATRON_READERS),
     "compliance/cash/export.csv": ("get", PATRON_READERS),

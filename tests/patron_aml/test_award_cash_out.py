@@ -33,5 +33,6 @@ def test_the_database_refuses_a_second_payout_of_an_award(confirmed_award):
     """Behind the service's check: with it gone, the unique constraint still refuses."""
     table, rnd, people = confirmed_award
     pay_award(table, rnd, people["sue"])
-    with mock.patch("patrons.cash.award_already_paid", return_value=None), pytest.raises(IntegrityError):
+    with mock.patch("patrons.cash.award_already_paid", return_value=None), \
+            mock.patch("patrons.cash._possible_duplicate", return_value=None), pytest.raises(IntegrityError):
         pay_award(table, rnd, people["dan"])

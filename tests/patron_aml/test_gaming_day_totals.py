@@ -32,7 +32,10 @@ def six_am(day=DAY):
 
 def buy_at(moment, table, actor):
     with frozen(moment):
-        return cash.cash_record(table_id=table.pk, kind="chip_purchase", amount=290000, player="P-1001", actor=actor)
+        # Two purchases of one amount a minute apart: the clerk confirms they are two
+        # (patrons/cash.py `possible_duplicate`).
+        return cash.cash_record(table_id=table.pk, kind="chip_purchase", amount=290000, player="P-1001", actor=actor,
+                                confirm=True)
 
 
 def test_four_purchases_of_2900_split_across_six_oclock_are_two_gaming_days_and_no_ctr(tables, ann, actors):

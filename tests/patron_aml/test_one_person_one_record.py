@@ -29,8 +29,8 @@ def logged_in(user):
 
 
 @pytest.fixture
-def compliance2(db):
-    return person("compliance2", "compliance")
+def compliance2(people):
+    return people["compliance2"]  # the second compliance officer (tests/patron_aml/conftest.py)
 
 
 @pytest.fixture

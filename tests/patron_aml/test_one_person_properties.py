@@ -36,8 +36,8 @@ class Rollback(Exception):
 
 
 @pytest.fixture
-def second_officer(db):
-    return Actor.of(person("compliance2", "compliance"))
+def second_officer(actors):
+    return actors["compliance2"]  # the second compliance officer (tests/patron_aml/conftest.py)
 
 
 @pytest.mark.django_db
