@@ -1,6 +1,7 @@
 """Property (issue 34): whatever sequence of patron records, links of unidentified
-patrons, merges of two records and cash entries, every person's daily total of each
-direction is the sum of the cash rows of their records and linked unidentified patrons,
+patrons, merges of two records, cash entries and their reversals, every person's daily
+total of each direction is the sum of the cash rows of their records and linked
+unidentified patrons less the reversals,
 whichever seat id (number, card, case) each entry was typed under; the CTR candidates are
 exactly the persons above the line, and the alerts are those the log calls for
 (`verify_alerts`). The oracle below keeps its own account of who is whom."""
@@ -25,6 +26,7 @@ STEP = st.one_of(
     st.tuples(st.just("unidentified"), st.integers(0, 1)),
     st.tuples(st.just("unidentified_cash"), st.integers(0, 9), AMOUNTS),
     st.tuples(st.just("link"), st.integers(0, 9), st.integers(0, 9)),
+    st.tuples(st.just("reverse"), st.integers(0, 20)),
 )
 # A few records first, so cash and merges have someone to name; more may come later.
 STEPS = st.tuples(st.lists(CREATE, min_size=2, max_size=4), st.lists(STEP, min_size=8, max_size=14)).map(
@@ -58,6 +60,8 @@ def _play(tables, actors, second_officer, steps):
     merged_into: dict[int, int] = {}  # the oracle's merges: record -> the record it went into
     linked: dict[int, int] = {}  # unidentified id -> patron id
     rows = []  # (patron id or None, unidentified id or None, gaming day, direction, amount)
+    written = []  # (cash row, its index in rows): the entries a reversal may name
+    reversed_rows = set()
 
     def root(patron_id):
         while patron_id in merged_into:
@@ -76,8 +80,10 @@ def _play(tables, actors, second_officer, steps):
             _, which, cash_kind, amount, spelled = step
             patron = patrons[which % len(patrons)]
             seat_id = {"number": patron.number, "card": patron.card, "lower": patron.number.lower()}[spelled]
+            # Equal entries in a row are meant: confirmed, not double taps (possible_duplicate).
             row = cash.cash_record(table_id=tables[which % 2].pk, kind=cash_kind, amount=amount, player=seat_id,
-                                   actor=actors["dealer"])
+                                   actor=actors["dealer"], confirm=True)
+            written.append((row, len(rows)))
             assert row.patron_id == patron.pk  # the row keeps the record it was written under
             rows.append((patron.pk, None, row.gaming_day, row.direction, amount))
         elif kind == "unidentified":
@@ -86,7 +92,8 @@ def _play(tables, actors, second_officer, steps):
         elif kind == "unidentified_cash" and unidentified:
             stranger = unidentified[step[1] % len(unidentified)]
             row = cash.cash_record(table_id=tables[0].pk, kind="chip_purchase", amount=step[2],
-                                   player=stranger.player_id, actor=actors["dealer"])
+                                   player=stranger.player_id, actor=actors["dealer"], confirm=True)
+            written.append((row, len(rows)))
             rows.append((None, stranger.pk, row.gaming_day, row.direction, step[2]))
         elif kind == "link" and unidentified and patrons:
             stranger, patron = unidentified[step[1] % len(unidentified)], patrons[step[2] % len(patrons)]
@@ -95,6 +102,20 @@ def _play(tables, actors, second_officer, steps):
                 linked[stranger.pk] = patron.pk
             except PatronError as refused:
                 assert refused.code == "already_linked" and stranger.pk in linked
+        elif kind == "reverse" and written:
+            # Asked by compliance, approved by a supervisor (neither recorded it): a new row
+            # that counts against the original's person, once.
+            row, index = written[step[1] % len(written)]
+            request = None
+            try:
+                request = cash.cash_reversal_request(seq=row.seq, reason="entered twice", actor=actors["compliance"])
+                cash.cash_reversal_decide(request_id=request.pk, approve=True, actor=actors["supervisor"])
+                assert row.pk not in reversed_rows
+                reversed_rows.add(row.pk)
+                patron_id, unidentified_id, day, direction, amount = rows[index]
+                rows.append((patron_id, unidentified_id, day, direction, -amount))
+            except PatronError as refused:
+                assert row.pk in reversed_rows and refused.code == "already_reversed", refused
         elif kind == "merge" and len(patrons) > 1:
             survivor, merged = patrons[step[1] % len(patrons)], patrons[step[2] % len(patrons)]
             allowed = survivor.pk != merged.pk and survivor.pk not in merged_into and merged.pk not in merged_into
