@@ -545,6 +545,8 @@ class Tablet:
                 self.errors.append(f"table {self.table}: no snapshot at version {self.need}")
                 return
         command = command_for_view(self.snapshot["view"], rng)
+        if command is None:  # a person's turn: the simulator never plays for them
+            return
         command["id"] = f"{tag}-{self.table}-{next(_ids)}"
         command["version"] = self.version
         future = asyncio.get_running_loop().create_future()

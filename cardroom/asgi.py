@@ -1,7 +1,8 @@
 """ASGI entry point: HTTP goes to Django, websockets to the live-table consumers.
 
 HTTP bodies larger than cardroom.wire.MAX_BODY_BYTES are refused (413) before Django
-reads them. Websockets pass the origin check (same scheme, host and port as the page:
+reads them; the upload of the state's self-exclusion list alone has a limit of its own
+(patrons.identity.STATE_LIST_BODY_BYTES, a real list is megabytes). Websockets pass the origin check (same scheme, host and port as the page:
 no cross-site socket can ride a supervisor's session) and the session authentication of
 Django's login.
 """
@@ -20,6 +21,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from cardroom import bench_echo  # noqa: E402
 from cardroom.wire import BodyLimitMiddleware, OriginValidator  # noqa: E402
+from patrons.identity import STATE_LIST_BODY_BYTES, STATE_LIST_UPLOAD_PATH  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
 
 # The benchmark's echo route exists only when CARDROOM_BENCH_ECHO=1 (cardroom/bench_echo.py).
@@ -27,7 +29,7 @@ routes = websocket_urlpatterns + bench_echo.websocket_urlpatterns()
 
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimitMiddleware(django_asgi_app),
+        "http": BodyLimitMiddleware(django_asgi_app, routes={STATE_LIST_UPLOAD_PATH: STATE_LIST_BODY_BYTES}),
         "websocket": OriginValidator(AuthMiddlewareStack(URLRouter(routes))),
     }
 )

@@ -52,8 +52,8 @@ class WireError(Exception):
         return {"code": self.code, "message": self.message}
 
 
-def too_large(size: int) -> WireError:
-    return WireError("too_large", f"{size} bytes is more than the {MAX_BODY_BYTES} bytes a message may have", 413)
+def too_large(size: int, limit: int = MAX_BODY_BYTES) -> WireError:
+    return WireError("too_large", f"{size} bytes is more than the {limit} bytes a message may have", 413)
 
 
 # A JSON string (its escapes included): brackets inside one do not nest.
@@ -205,17 +205,23 @@ class BodyLimitMiddleware:
 
     Daphne (Twisted) has read the whole body before it calls the application, so this
     saves the copy and the work, not Daphne's buffer: the proxy's client_max_body_size
-    (docker/nginx.conf) is what keeps a huge body from reaching Daphne at all."""
+    (docker/nginx.conf) is what keeps a huge body from reaching Daphne at all.
 
-    def __init__(self, app, limit: int | None = None):
-        self.app, self.limit = app, limit or MAX_BODY_BYTES
+    `routes` gives a path (exactly as requested, no prefix) a limit of its own: the state
+    self-exclusion list's upload (cardroom/asgi.py). Every other path keeps `limit`.
+    Django's DATA_UPLOAD_MAX_MEMORY_SIZE stays 64 KiB for all: it counts the form's
+    fields, not an uploaded file."""
+
+    def __init__(self, app, limit: int | None = None, routes: dict[str, int] | None = None):
+        self.app, self.limit, self.routes = app, limit or MAX_BODY_BYTES, dict(routes or {})
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.routes.get(scope.get("path", ""), self.limit)
         declared = _content_length(scope)
-        if declared is not None and declared > self.limit:
-            return await _refuse_too_large(send, declared)
+        if declared is not None and declared > limit:
+            return await _refuse_too_large(send, declared, limit)
         messages, size = [], 0
         while True:
             message = await receive()
@@ -223,8 +229,8 @@ class BodyLimitMiddleware:
             if message["type"] != "http.request":
                 break  # the client went away: let the application see it
             size += len(message.get("body", b""))
-            if size > self.limit:
-                return await _refuse_too_large(send, size)
+            if size > limit:
+                return await _refuse_too_large(send, size, limit)
             if not message.get("more_body", False):
                 break
 
@@ -244,8 +250,8 @@ def _content_length(scope) -> int | None:
     return None
 
 
-async def _refuse_too_large(send, size: int):
-    error = too_large(size)
+async def _refuse_too_large(send, size: int, limit: int):
+    error = too_large(size, limit)
     body = json.dumps({"ok": False, "error": error.as_error()}).encode()
     await send(
         {

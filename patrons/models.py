@@ -8,6 +8,7 @@ A patron's record is the one row the house keeps current (an address changes).
 import hashlib
 from datetime import UTC
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -52,7 +53,11 @@ class Patron(models.Model):
 class PatronKey(models.Model):
     """The comparison forms (rounds/engine/persons.py `person_keys`) of each name and
     number of a patron, so a lookup by card, number or name catches case and look-alike
-    spellings with an indexed equality. Rewritten when the patron's record is."""
+    spellings with an indexed equality. Rewritten when the patron's record is.
+
+    `fold` is the form people write it in (patrons/folding.py: `fold_number` for the
+    number, card and id number, `fold_name` for the names): "P_1001" and "P-1001", "Smith,
+    Jóhn" and "John Smith" are one key, so matching a patron is an indexed equality."""
 
     FIELDS = [(f, f) for f in ("number", "card", "display_name", "legal_name", "id_number")]
 
@@ -61,6 +66,12 @@ class PatronKey(models.Model):
     folded = models.CharField(max_length=200, db_index=True)
     skeleton = models.CharField(max_length=400, db_index=True)
     fold_skeleton = models.CharField(max_length=400, db_index=True)
+    # As people write it (patrons/folding.py): a name's words folded and sorted ("l maria"),
+    # a number's or card's letters and digits ("p1001"). The tablet's lookup matches a
+    # number or card on it exactly and a name by the start of its words (a LIKE).
+    fold = models.CharField(max_length=400, default="", db_index=True)
+
+    NUMBER_FIELDS = ("number", "card", "id_number")
 
 
 class UnidentifiedPatron(models.Model):
@@ -91,6 +102,53 @@ class PatronLink(models.Model):
     linked_at = models.DateTimeField()
     linked_by = models.CharField(max_length=150)
     reason = models.CharField(max_length=200, blank=True)
+
+
+class PatronMergeRequest(models.Model):
+    """Compliance found two records to be one person and asks that `merged` be merged
+    into `survivor`, with the reason. Nothing follows until a second compliance person,
+    another user, approves it (a PatronMerge row; patrons/identity.py `merge_approve`)."""
+
+    survivor = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    merged = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    reason = models.CharField(max_length=200)
+    requested_by = models.CharField(max_length=150)
+    requester_user_id = models.BigIntegerField()
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(survivor=models.F("merged")), name="merge_request_two_records"),
+        ]
+
+
+class PatronMerge(models.Model):
+    """Two records of one person, merged: from `approved_at` on, cash totals, alerts, the
+    CTR, histories and exports count `merged` (and everything already merged into it) as
+    `survivor`'s person (patrons/identity.py `person_of`). Cash rows keep the record they
+    were written under: their patron is in the chain's hash. A record is merged once; two
+    people by user id, enforced by the database as well as by the code."""
+
+    request = models.OneToOneField(PatronMergeRequest, on_delete=models.PROTECT, related_name="merge")
+    survivor = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="+")
+    merged = models.OneToOneField(Patron, on_delete=models.PROTECT, related_name="merged_into")
+    reason = models.CharField(max_length=200)
+    requested_by = models.CharField(max_length=150)
+    requester_user_id = models.BigIntegerField()
+    requested_at = models.DateTimeField()
+    approved_by = models.CharField(max_length=150)
+    approver_user_id = models.BigIntegerField()
+    approved_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["approved_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(survivor=models.F("merged")), name="merge_two_records"),
+            models.CheckConstraint(
+                condition=~Q(requester_user_id=models.F("approver_user_id")), name="merge_two_people"
+            ),
+        ]
 
 
 class CashTransaction(models.Model):
@@ -130,11 +188,20 @@ class CashTransaction(models.Model):
     award_seat = models.PositiveSmallIntegerField(null=True, blank=True)
 
     OPTIONAL_CHAINED = ("reverses", "award_round", "award_seat")
+    # The tablet's own id of the entry (as a command's `id`): a retransmission with the same
+    # id at the same table is answered with this row, never a second one. A transport
+    # fact, not a cash fact: not chained (the row itself is append-only).
+    client_id = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["seq"]
         indexes = [models.Index(fields=["gaming_day", "direction"], name="cash_day_direction")]
         constraints = [
+            # A row is reversed at most once (patrons/cash.py also checks it under the lock).
+            models.UniqueConstraint(fields=["reverses"], condition=Q(reverses__isnull=False), name="cash_reversed_once"),
+            models.UniqueConstraint(
+                fields=["table", "client_id"], condition=~Q(client_id=""), name="cash_client_id_once_per_table"
+            ),
             models.CheckConstraint(
                 condition=Q(patron__isnull=True, unidentified__isnull=False)
                 | Q(patron__isnull=False, unidentified__isnull=True),
@@ -145,6 +212,12 @@ class CashTransaction(models.Model):
                 condition=Q(award_round__isnull=True, award_seat__isnull=True)
                 | Q(award_round__isnull=False, award_seat__isnull=False, kind="cash_payout"),
                 name="cash_award_is_a_payout_of_a_seat",
+            ),
+            # A progressive award is cashed out once: a second payout of the same round's
+            # seat is refused (patrons.cash `award_paid`), and this is the database's word.
+            models.UniqueConstraint(
+                fields=["award_round", "award_seat"], condition=Q(award_round__isnull=False),
+                name="cash_award_paid_once",
             ),
         ]
 
@@ -174,6 +247,42 @@ class CashTransaction(models.Model):
             if value is not None:
                 content[name] = value
         return content
+
+
+# What a cash row counts for in a total, in SQL (patrons/cash.py `counted_total` is the
+# ORM's): an original its amount, a reversal minus it. `{t}` is the row's alias.
+COUNTED_SQL = "CASE WHEN {t}.reverses_id IS NULL THEN {t}.amount ELSE -{t}.amount END"
+
+
+class CashReversalRequest(models.Model):
+    """A request to reverse a cash row (a mistaken or doubled entry): by the table's
+    dealer, a supervisor or compliance, with its reason. Decided by another person
+    (CashReversalDecision); the reversal itself is a new cash row naming the original in
+    `reverses`, never an edit of it (patrons/cash.py, docs/controls.md)."""
+
+    original = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="reversal_requests")
+    reason = models.CharField(max_length=200)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_name = models.CharField(max_length=150)
+    requested_role = models.CharField(max_length=16)
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+
+
+class CashReversalDecision(models.Model):
+    """The second person's decision on a reversal request: approved (the reversal row it
+    wrote) or declined, with who decided. One per request; neither is ever edited."""
+
+    request = models.OneToOneField(CashReversalRequest, on_delete=models.PROTECT, related_name="decision")
+    approved = models.BooleanField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_name = models.CharField(max_length=150)
+    decided_role = models.CharField(max_length=16)
+    note = models.CharField(max_length=200, blank=True)
+    reversal = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_at = models.DateTimeField()
 
 
 class CashLog(models.Model):
@@ -218,8 +327,9 @@ class CashAlert(models.Model):
     """A patron's cash total of a gaming day crossed a line: `warning` (the floor and
     compliance are told; CARDROOM_CASH_WARNING_CENTS) or `ctr_required` (above
     CARDROOM_CTR_THRESHOLD_CENTS). `subject` is "patron:<id>" or "unidentified:<id>":
-    whose total it is. `transaction` is the one that crossed (or the link that merged the
-    totals, `link`)."""
+    whose total it is: a patron's person, named by its surviving record (PatronMerge).
+    `transaction` is the one that crossed (or the link, `link`, or the merge of two
+    records, `merge`, that joined the totals)."""
 
     KINDS = [("warning", "warning"), ("ctr_required", "ctr_required")]
 
@@ -231,6 +341,8 @@ class CashAlert(models.Model):
     total = models.PositiveBigIntegerField()
     transaction = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="+")
     link = models.ForeignKey(PatronLink, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    # Or the merge of two records of one person that did (PatronMerge).
+    merge = models.ForeignKey("PatronMerge", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
 
@@ -254,12 +366,23 @@ class ExclusionImport(SealedRow):
     )
     imported_by = models.CharField(max_length=150)
     imported_at = models.DateTimeField()
+    # The diff against the list in force when it was uploaded (issue 34): the imports that
+    # made that list (`base`), how many people the upload adds and how many it removes. An
+    # upload that removes nobody is in force at once; one that removes anyone keeps the
+    # list before it in force beside it (its additions count at once) until a second
+    # compliance person confirms its ExclusionRemoval. Null on imports made before.
+    base = models.JSONField(null=True, blank=True, help_text="ids of the imports in force when it was uploaded")
+    added = models.PositiveIntegerField(null=True, blank=True)
+    removed = models.PositiveIntegerField(null=True, blank=True)
+    # The first people of each side of that diff, as the page shows them (patrons.identity
+    # .DIFF_SHOWN): kept at upload, so the page never recomputes a list of 100,000.
+    diff = models.JSONField(null=True, blank=True, help_text='{"added": [...], "removed": [...]}, the first of each')
 
     class Meta:
         ordering = ["-imported_at", "-id"]
 
     def sealed_content(self) -> dict:
-        return {
+        content = {
             "filename": self.filename,
             "sha256": self.sha256,
             "rows": self.rows,
@@ -267,6 +390,10 @@ class ExclusionImport(SealedRow):
             "imported_by": self.imported_by,
             "imported_at": self.imported_at.astimezone(UTC).isoformat(),
         }
+        # Sealed only when set, so the imports sealed before these fields keep their seals.
+        if self.removed is not None:
+            content.update(base=self.base, added=self.added, removed=self.removed, diff=self.diff)
+        return content
 
 
 def entries_digest(entries) -> str:
@@ -295,6 +422,10 @@ class ExclusionEntry(models.Model):
     number_folded = models.CharField(max_length=200, blank=True, db_index=True)
     number_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
     number_fold_skeleton = models.CharField(max_length=400, blank=True, db_index=True)
+    # The forms people write them in (patrons/folding.py), derived from `name` and
+    # `id_number` (which the list's digest covers): an exact match is an indexed equality.
+    name_fold = models.CharField(max_length=400, blank=True, default="", db_index=True)
+    number_fold = models.CharField(max_length=400, blank=True, default="", db_index=True)
     reason = models.CharField(max_length=200, blank=True)
     added_at = models.DateTimeField()
     added_by = models.CharField(max_length=150)
@@ -348,3 +479,104 @@ class ExclusionHit(SealedRow):
             "created_at": self.created_at.astimezone(UTC).isoformat(),
             "gaming_day": self.gaming_day.isoformat(),
         }
+
+
+class ExclusionRemoval(SealedRow):
+    """Someone asks to take people off a list in force: a state upload that removes
+    anyone (`list_import`, filed by the upload itself) or one house-list entry (`entry`).
+    Nothing comes off until a compliance person other than the requester (another user
+    id) confirms it (ExclusionRemovalDecision); until then everyone stays listed."""
+
+    list_import = models.OneToOneField(
+        ExclusionImport, on_delete=models.PROTECT, null=True, blank=True, related_name="removal"
+    )
+    entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="removals")
+    people = models.PositiveIntegerField(help_text="how many people it takes off")
+    reason = models.CharField(max_length=200, blank=True)
+    requested_by = models.CharField(max_length=150)
+    requested_by_user = models.IntegerField(null=True, blank=True, help_text="the requester's user id")
+    requested_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(list_import__isnull=True, entry__isnull=False)
+                | Q(list_import__isnull=False, entry__isnull=True),
+                name="removal_names_one_list_change",
+            ),
+        ]
+
+    def sealed_content(self) -> dict:
+        return {
+            "list_import": self.list_import_id,
+            "entry": self.entry_id,
+            "people": self.people,
+            "reason": self.reason,
+            "requested_by": self.requested_by,
+            "requested_by_user": self.requested_by_user,
+            "requested_at": self.requested_at.astimezone(UTC).isoformat(),
+        }
+
+
+class ExclusionRemovalDecision(SealedRow):
+    """The second person's answer to a removal: `confirmed` (the people come off the list;
+    never by the requester) or `declined` (they stay). One per removal."""
+
+    OUTCOMES = [("confirmed", "confirmed"), ("declined", "declined")]
+
+    removal = models.OneToOneField(ExclusionRemoval, on_delete=models.PROTECT, related_name="decision")
+    outcome = models.CharField(max_length=10, choices=OUTCOMES)
+    reason = models.CharField(max_length=200, blank=True)
+    decided_by = models.CharField(max_length=150)
+    decided_by_user = models.IntegerField(help_text="the decider's user id")
+    decided_at = models.DateTimeField()
+
+    def sealed_content(self) -> dict:
+        return {
+            "removal": self.removal_id,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "decided_by": self.decided_by,
+            "decided_by_user": self.decided_by_user,
+            "decided_at": self.decided_at.astimezone(UTC).isoformat(),
+        }
+
+
+class ExclusionReview(models.Model):
+    """A near match held for a person to look at (`check_required`): a seat id, or the
+    patron it names, is not a listed person's name as written but is near it (an initial
+    and the family name, a suffix more or less, one letter off: patrons/folding.py
+    `near_name`). The floor sees it; a supervisor other than the employee who sent the
+    command decides it (ExclusionReviewDecision). Append-only."""
+
+    action = models.CharField(max_length=16, choices=ExclusionHit.ACTIONS)
+    entry = models.ForeignKey(ExclusionEntry, on_delete=models.PROTECT, related_name="reviews")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    player = models.CharField(max_length=64)
+    player_fold = models.CharField(max_length=400, db_index=True, help_text="fold_name of the seat id")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    amount = models.PositiveBigIntegerField(default=0)
+    employee = models.CharField(max_length=150)
+    employee_user_id = models.IntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    gaming_day = models.DateField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class ExclusionReviewDecision(models.Model):
+    """A supervisor's decision on a held near match, with the reason: `cleared` (not the
+    listed person: that seat id at that table passes that list entry from then on) or
+    `confirmed` (the listed person: refused `self_excluded` from then on). One decision
+    per review; append-only."""
+
+    DECISIONS = [("cleared", "cleared"), ("confirmed", "confirmed")]
+
+    review = models.OneToOneField(ExclusionReview, on_delete=models.PROTECT, related_name="decision")
+    decision = models.CharField(max_length=16, choices=DECISIONS)
+    reason = models.CharField(max_length=200)
+    decided_by = models.CharField(max_length=150)
+    decided_by_user_id = models.IntegerField()
+    decided_at = models.DateTimeField()

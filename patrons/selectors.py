@@ -1,21 +1,26 @@
 """Reads for the floor's and compliance's patron pages, and the queries their CSV
 exports stream (collections_fees/exports.py CsvExport: COPY, SHA-256, manifest).
 
-No query here selects identification: the pages read it through
-patrons/identity.py `identification_read`, which audits each read."""
+No query here returns identification to a page: the pages read it through
+patrons/identity.py `identification_read`, which audits each read. `possible_duplicates`
+compares legal names and dates of birth to pair records, and its page shows numbers and
+display names only and audits the comparison."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from cardroom.spreadsheet import escaped_sql
 from collections_fees.selectors import SqlQuery
 from rounds.models import Wager
 from tables.models import RotationLogEntry, SeatOccupancy
 
-from .models import CashAlert, CashTransaction, ExclusionHit, Patron, UnidentifiedPatron
+from .folding import fold_name, near_name
+from .identity import person_of, survivors
+from .models import COUNTED_SQL, CashAlert, CashTransaction, ExclusionHit, ExclusionReview, Patron, UnidentifiedPatron
 
 LOCAL = "to_char(b.{col}, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')"
 UTC = "to_char(b.{col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -26,11 +31,15 @@ def _times(col: str) -> tuple[tuple[str, str], ...]:
 
 
 def floor_alerts(limit: int = 50) -> dict:
-    """What the floor sees: cash warnings and CTRs due, and self-exclusion hits, by
+    """What the floor sees: cash warnings and CTRs due, self-exclusion hits, and the near
+    matches held for a supervisor's check (open first, then the latest decided), by
     display name and number only."""
     alerts = CashAlert.objects.select_related("patron", "table", "transaction").order_by("-created_at", "-id")[:limit]
     hits = ExclusionHit.objects.select_related("patron", "table").order_by("-created_at", "-id")[:limit]
-    return {"cash": list(alerts), "hits": list(hits)}
+    reviews = ExclusionReview.objects.select_related("patron", "table", "entry", "decision")
+    held = reviews.filter(decision__isnull=True).order_by("created_at", "id")[:limit]
+    decided = reviews.filter(decision__isnull=False).order_by("-decision__decided_at", "-id")[:limit]
+    return {"cash": list(alerts), "hits": list(hits), "held": list(held), "decided": list(decided)}
 
 
 def _day_range(filters: dict) -> tuple[str, list]:
@@ -85,7 +94,7 @@ def cash_query(filters: dict, *, mtl_only: bool = False) -> SqlQuery:
 
 
 def cash_rows(filters: dict, *, mtl_only: bool = False, limit: int = 500):
-    rows = CashTransaction.objects.select_related("patron", "unidentified__link__patron", "table").order_by("-seq")
+    rows = CashTransaction.objects.select_related("patron", "unidentified__link__patron", "table", "reverses").order_by("-seq")
     if filters.get("day_from"):
         rows = rows.filter(gaming_day__gte=filters["day_from"])
     if filters.get("day_to"):
@@ -100,30 +109,40 @@ CTR_COLUMNS = (
     ("day_total_cents", "b.day_total"), ("chain_seq", "b.seq"), ("kind", "b.kind"), ("amount_cents", "b.amount"),
     ("player", escaped_sql("b.player")), ("patron_number", escaped_sql("b.patron_number")), ("table_id", "b.table_id"),
     ("employee", escaped_sql("b.employee")), *_times("created_at"), ("row_hash", "b.row_hash"),
+    ("reverses_seq", "b.reverses_seq"),
 )
 
 
 def ctr_query(gaming_day: date, above: int) -> SqlQuery:
-    """Each transaction of the gaming day's CTR candidates (a patron's, with every
-    unidentified patron linked to them, or an unidentified patron's day total of one
-    direction above the threshold), with the total it belongs to."""
+    """Each transaction of the gaming day's CTR candidates (a patron's person: every
+    record merged into one and every unidentified patron linked to one of them, named by
+    the surviving record; or an unidentified patron's day total of one direction above
+    the threshold: originals less reversals, patrons/cash.py), with the total it belongs
+    to; a reversal shows as its own row naming the one it reverses. The merges come from
+    identity.survivors, the one resolution of a record to its person."""
+    merged = survivors()
     sql = """
-        WITH tx AS (
-            SELECT t.*, COALESCE('patron:' || COALESCE(t.patron_id, l.patron_id)::text,
+        WITH merges AS (
+            SELECT * FROM unnest(%(merged)s::bigint[], %(survivors)s::bigint[]) AS m(merged_id, survivor_id)
+        ), tx AS (
+            SELECT t.*, COALESCE('patron:' || COALESCE(m.survivor_id, t.patron_id, l.patron_id)::text,
                                  'unidentified:' || t.unidentified_id::text) AS subject,
-                   COALESCE(t.patron_id, l.patron_id) AS owner_id
+                   COALESCE(m.survivor_id, t.patron_id, l.patron_id) AS owner_id
             FROM patrons_cashtransaction t
             LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
+            LEFT JOIN merges m ON m.merged_id = COALESCE(t.patron_id, l.patron_id)
             WHERE t.gaming_day = %(day)s
         ), totals AS (
-            SELECT subject, direction, sum(amount) AS day_total FROM tx GROUP BY subject, direction
+            SELECT subject, direction, sum({counted}) AS day_total FROM tx GROUP BY subject, direction
         )
-        SELECT tx.*, totals.day_total, p.number AS patron_number
+        SELECT tx.*, totals.day_total, p.number AS patron_number, o.seq AS reverses_seq
         FROM tx JOIN totals USING (subject, direction)
         LEFT JOIN patrons_patron p ON p.id = tx.owner_id
+        LEFT JOIN patrons_cashtransaction o ON o.id = tx.reverses_id
         WHERE totals.day_total > %(above)s
-    """
-    return SqlQuery(sql, {"day": gaming_day, "above": above}, "b.subject, b.direction, b.seq", CTR_COLUMNS)
+    """.replace("{counted}", COUNTED_SQL.format(t="tx"))
+    params = {"day": gaming_day, "above": above, "merged": list(merged), "survivors": list(merged.values())}
+    return SqlQuery(sql, params, "b.subject, b.direction, b.seq", CTR_COLUMNS)
 
 
 HITS_COLUMNS = (
@@ -148,9 +167,64 @@ def hits_query(filters: dict) -> SqlQuery:
 
 
 def patron_ids(patron: Patron) -> list[str]:
-    """The seat ids a patron played under: their number, their card, every U-id linked."""
-    linked = UnidentifiedPatron.objects.filter(link__patron=patron).values_list("pk", flat=True)
-    return [i for i in (patron.number, patron.card) if i] + [f"{UnidentifiedPatron.PREFIX}{pk}" for pk in linked]
+    """The seat ids a patron's person played under: the number and card of each of their
+    records (merged ones too), every U-id linked to one of them,
+    and every seat id recorded that folds to one of those as people write it ("р-4001"
+    with a Cyrillic р, "P 4001": patrons/folding.py `fold_number`) and names no other
+    patron. Since issue 34 such an id is seated as the number (SeatIdentity.seated_as);
+    the ids found here are the ones recorded before, or typed where the fold was not
+    known."""
+    records = person_of(patron.pk).records
+    linked = UnidentifiedPatron.objects.filter(link__patron_id__in=records).values_list("pk", flat=True)
+    own = []
+    for number, card in Patron.objects.filter(pk__in=records).order_by("pk").values_list("number", "card"):
+        own += [i for i in (number, card) if i]
+    own += [f"{UnidentifiedPatron.PREFIX}{pk}" for pk in linked]
+    return own + _seat_ids_folding_to(records, own)
+
+
+# The seat ids recorded whose digits are one of the patron's ids' digits: the few a fold
+# is then computed for. Digits as a fold reads them: compatibility forms ("４") are digits,
+# and the letters O, I and L, which a fold takes for 0 and 1, are read as those.
+_DIGITS_SQL = "regexp_replace(translate(upper(normalize(player, NFKC)), 'OIL', '011'), '[^0-9]', '', 'g')"
+_RECORDED_IDS_SQL = f"""
+    SELECT DISTINCT player FROM (
+        SELECT player FROM tables_seatoccupancy UNION ALL
+        SELECT player FROM tables_rotationlogentry UNION ALL
+        SELECT player FROM rounds_wager
+    ) recorded
+    WHERE {_DIGITS_SQL} = ANY(%s)
+"""
+
+
+def _digits(seat_id: str) -> str:
+    """A seat id's digits as _DIGITS_SQL reads them."""
+    plain = unicodedata.normalize("NFKC", seat_id).upper().translate(str.maketrans("OIL", "011"))
+    return "".join(ch for ch in plain if ch in "0123456789")
+
+
+def _seat_ids_folding_to(records, own: list[str]) -> list[str]:
+    from django.db import connection
+
+    from .folding import fold_number
+    from .models import PatronKey
+
+    folds = {fold_number(i) for i in own} - {""}
+    digits = sorted({_digits(i) for i in own} - {""})
+    if not digits:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORDED_IDS_SQL, [digits])
+        recorded = [player for (player,) in cursor.fetchall()]
+    known = {i.upper() for i in own}
+    found = {player: fold_number(player) for player in recorded if player.upper() not in known}
+    found = {player: fold for player, fold in found.items() if fold in folds}
+    # An id that folds to another patron's number or card too is not this one's alone.
+    shared = set(
+        PatronKey.objects.filter(fold__in=set(found.values()), field__in=("number", "card"))
+        .exclude(patron_id__in=records).values_list("fold", flat=True)
+    )
+    return sorted(player for player, fold in found.items() if fold not in shared)
 
 
 HISTORY_COLUMNS = (
@@ -162,7 +236,7 @@ HISTORY_COLUMNS = (
 def history_query(patron: Patron) -> SqlQuery:
     """A patron's history: seatings, rotation (offers, banks, passes), wagers, cash and
     self-exclusion hits, in time order; under every id they played under (a linked U-id's
-    rotation follows the link)."""
+    rotation follows the link), and of every record of their person (merged records)."""
     ids = [i.upper() for i in patron_ids(patron)]
     sql = """
         SELECT 'seated' AS what, o.table_id, NULL::bigint AS round_id, o.seat, o.player,
@@ -176,20 +250,24 @@ def history_query(patron: Patron) -> SqlQuery:
         SELECT 'wager', r.table_id, w.round_id, w.seat, w.player, w.kind, w.amount, w.created_at
         FROM rounds_wager w JOIN rounds_round r ON r.id = w.round_id WHERE upper(w.player) = ANY(%(ids)s)
         UNION ALL
-        SELECT 'cash', t.table_id, NULL, NULL, t.player, t.kind || CASE WHEN t.mtl THEN ' (MTL)' ELSE '' END,
+        SELECT 'cash', t.table_id, NULL, NULL, t.player,
+               t.kind || CASE WHEN t.mtl THEN ' (MTL)' ELSE '' END
+               || ' cash #' || t.seq || COALESCE(' reversal of cash #' || o.seq, ''),
                t.amount, t.created_at
         FROM patrons_cashtransaction t
+        LEFT JOIN patrons_cashtransaction o ON o.id = t.reverses_id
         LEFT JOIN patrons_patronlink l ON l.unidentified_id = t.unidentified_id
-        WHERE t.patron_id = %(patron)s OR l.patron_id = %(patron)s
+        WHERE t.patron_id = ANY(%(records)s) OR l.patron_id = ANY(%(records)s)
         UNION ALL
         SELECT 'self_exclusion_hit', h.table_id, NULL, NULL, h.player, h.action, h.amount, h.created_at
-        FROM patrons_exclusionhit h WHERE h.patron_id = %(patron)s
+        FROM patrons_exclusionhit h WHERE h.patron_id = ANY(%(records)s)
     """
-    return SqlQuery(sql, {"ids": ids, "patron": patron.pk}, "b.at, b.what", HISTORY_COLUMNS)
+    records = list(person_of(patron.pk).records)
+    return SqlQuery(sql, {"ids": ids, "records": records}, "b.at, b.what", HISTORY_COLUMNS)
 
 
 def history_rows(patron: Patron) -> dict:
-    ids = patron_ids(patron)
+    ids, records = patron_ids(patron), person_of(patron.pk).records
     match = Q()
     for player_id in ids:
         match |= Q(player__iexact=player_id)
@@ -199,8 +277,38 @@ def history_rows(patron: Patron) -> dict:
         "rotation": list(RotationLogEntry.objects.filter(match).select_related("table").order_by("-created_at", "-id")[:200]),
         "wagers": list(Wager.objects.filter(match).select_related("round__table").order_by("-created_at")[:200]),
         "cash": list(
-            CashTransaction.objects.filter(Q(patron=patron) | Q(unidentified__link__patron=patron))
-            .select_related("table").order_by("-seq")[:200]
+            CashTransaction.objects.filter(Q(patron_id__in=records) | Q(unidentified__link__patron_id__in=records))
+            .select_related("table", "reverses").order_by("-seq")[:200]
         ),
-        "hits": list(ExclusionHit.objects.filter(patron=patron).select_related("table", "entry")[:200]),
+        "hits": list(ExclusionHit.objects.filter(patron_id__in=records).select_related("table", "entry")[:200]),
     }
+
+
+def possible_duplicates(limit: int = 200) -> list[dict]:
+    """Pairs of records that may be one person, for compliance: born the same day, with
+    legal names that fold alike (`same legal name`) or are near (`near legal name`: an
+    initial, a suffix, one letter off; patrons.folding), and not one person already.
+    SQL narrows to the dates of birth two records share; the names are compared here."""
+    shared = (
+        Patron.objects.exclude(date_of_birth=None).values("date_of_birth")
+        .annotate(records=Count("id")).filter(records__gt=1).values("date_of_birth")
+    )
+    born: dict = {}
+    for patron in Patron.objects.filter(date_of_birth__in=shared).order_by("date_of_birth", "number"):
+        born.setdefault(patron.date_of_birth, []).append(patron)
+    merged, pairs = survivors(), []
+    for records in born.values():
+        for i, first in enumerate(records):
+            for second in records[i + 1:]:
+                if person_of(first.pk, merged).survivor == person_of(second.pk, merged).survivor:
+                    continue
+                if fold_name(first.legal_name) == fold_name(second.legal_name):
+                    why = "same legal name and date of birth"
+                elif near_name(first.legal_name, second.legal_name):
+                    why = "near legal name, same date of birth"
+                else:
+                    continue
+                pairs.append({"first": first, "second": second, "why": why})
+                if len(pairs) >= limit:
+                    return pairs
+    return pairs

@@ -13,12 +13,22 @@ const table = panel ? panel.dataset.table : null;
 const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
 
 function say(out, kind, text) {
+  if (kind !== "error") delete out.dataset.code;
   out.className = kind;
   out.textContent = text;
 }
 
-function refusal(answer) {
+// The tablet's words for each refusal code (tables/ui_text.py), from the page's data.
+const pageData = document.getElementById("page-data");
+const WORDS = pageData ? JSON.parse(pageData.textContent).errors || {} : {};
+// A refusal about a listed or alerted patron is said in neutral words, without its code or
+// the server's message: the patron can read the tablet; the floor has the reason.
+const DISCREET = new Set(["self_excluded", "check_required"]);
+
+function refusal(answer, out) {
   const error = answer.error || {};
+  if (out) out.dataset.code = error.code || "";
+  if (DISCREET.has(error.code)) return WORDS[error.code];
   return `${error.code || "refused"}: ${error.message || ""}`;
 }
 
@@ -31,6 +41,33 @@ async function call(path, { method = "GET", body } = {}) {
   return response.json().catch(() => ({ ok: false, error: { code: "server_error", message: `HTTP ${response.status}` } }));
 }
 
+// The seats' player fields (static/tablet/seats.js draws one per empty seat the dealer may
+// seat now), by seat number.
+function openSeats() {
+  return [...document.querySelectorAll("#seats form[data-sit]")].map((f) => Number(f.dataset.sit));
+}
+
+// Fill seat `seat`'s player id with a found patron's number (static/tablet/seats.js keeps
+// it across redraws); the dealer checks it and taps Sit.
+function fillSeat(seat, number) {
+  document.dispatchEvent(new CustomEvent("patron-seat", { detail: { seat, player: number } }));
+}
+
+// A found patron: number, display name and a Seat button. With one seat free it fills that
+// seat; with more it asks which.
+function found(p, out) {
+  const choice = h("span", { class: "seat-choice" });
+  const seatButton = h("button", { type: "button", class: "seat-patron", onclick: () => {
+    const seats = openSeats();
+    if (!seats.length) return say(out, "error", "No seat is free to seat them now.");
+    if (seats.length === 1) return fillSeat(seats[0], p.number);
+    choice.replaceChildren(" at ", ...seats.map((n) => h("button", { type: "button", class: "quiet", "data-seat": n,
+      onclick: () => { choice.replaceChildren(); fillSeat(n, p.number); } }, `Seat ${n}`)));
+  } }, "Seat");
+  return h("li", { "data-number": p.number }, h("strong", {}, p.number), ` ${p.display_name} `, seatButton, choice);
+}
+
+// The lookup is a POST with a JSON body: what the dealer types is in no URL, so in no log.
 function lookup(form) {
   const out = form.querySelector("output");
   const list = form.querySelector("ul");
@@ -39,12 +76,10 @@ function lookup(form) {
     list.replaceChildren();
     const q = form.elements.q.value.trim();
     if (!q) return say(out, "error", "Type a card, a number or a name.");
-    const answer = await call(`/api/tables/${table}/patrons?q=${encodeURIComponent(q)}`);
-    if (!answer.ok) return say(out, "error", refusal(answer));
+    const answer = await call(`/api/tables/${table}/patrons`, { method: "POST", body: { q } });
+    if (!answer.ok) return say(out, "error", refusal(answer, out));
     say(out, "info", answer.patrons.length ? "Seat them under their number:" : "No patron found: seat them as an unidentified patron.");
-    for (const p of answer.patrons) {
-      list.append(h("li", { "data-number": p.number }, h("strong", {}, p.number), ` ${p.display_name}`));
-    }
+    list.append(...answer.patrons.map((p) => found(p, out)));
   });
 }
 
@@ -54,34 +89,63 @@ function unidentified(form) {
     event.preventDefault();
     const answer = await call(`/api/tables/${table}/patrons/unidentified`,
       { method: "POST", body: { description: form.elements.description.value.trim() } });
-    if (!answer.ok) return say(out, "error", refusal(answer));
+    if (!answer.ok) return say(out, "error", refusal(answer, out));
     say(out, "success", `Seat them, and record their cash, as ${answer.player}.`);
     out.dataset.player = answer.player;
     form.reset();
   });
 }
 
+// Each entry carries a client id (as a command's `id`): resent after a lost answer, the
+// server answers the first entry and records nothing new. A new id for each new entry:
+// kept until the server has answered this one, dropped when the dealer changes the form.
+function newClientId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const DUPLICATE_WORDS = "Nothing recorded: the same entry (patron, kind and amount) was recorded less than two minutes ago. "
+  + "If this is a second one, not a double tap, tap \u201cRecord again\u201d.";
+
 function cash(form) {
   const out = form.querySelector("output");
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  const record = form.querySelector("button[type=submit]");
+  const again = form.querySelector("button[name=confirm]");
+  let clientId = null;
+  const forget = () => { clientId = null; again.hidden = true; };
+  form.addEventListener("input", forget);
+
+  async function send(confirm) {
     const amount = toCents(form.elements.amount.value);
     if (amount === null || amount <= 0) return say(out, "error", "invalid_amount: type the amount in dollars, e.g. 3500.00");
-    const button = form.querySelector("button");
-    button.disabled = true;
+    clientId = clientId || newClientId();
+    record.disabled = again.disabled = true;
     try {
       const answer = await call(`/api/tables/${table}/cash`, { method: "POST", body: {
         kind: form.elements.kind.value, amount, player: form.elements.player.value.trim(), note: form.elements.note.value.trim(),
+        client_id: clientId, confirm,
       } });
-      if (!answer.ok) return say(out, "error", refusal(answer));
+      if (!answer.ok) {
+        const code = (answer.error || {}).code;
+        if (code === "possible_duplicate") {
+          again.hidden = false;
+          return say(out, "error", DUPLICATE_WORDS);
+        }
+        // A refusal is final for this entry; a lost or failed answer keeps the id to resend.
+        if (code !== "server_error") forget();
+        return say(out, "error", refusal(answer, out));
+      }
       const what = answer.cash.kind === "chip_purchase" ? "Chip purchase" : "Cash payout";
       say(out, "success", `${what} of ${money(answer.cash.amount)} for ${answer.cash.player} recorded (cash #${answer.cash.seq}).`);
-      form.elements.amount.value = "";
-      form.elements.note.value = "";
+      form.reset();
+      forget();
     } finally {
-      button.disabled = false;
+      record.disabled = again.disabled = false;
     }
-  });
+  }
+
+  form.addEventListener("submit", (event) => { event.preventDefault(); send(false); });
+  again.addEventListener("click", () => send(true));
 }
 
 if (panel) {

@@ -8,7 +8,9 @@ its problems as the lines `verify_logs` prints (docs/compliance-exports.md lists
 - Approval decisions against the audit trail's `approval_decided` row, and an approved
   void against the chained event that voided the round under it (a correction against
   its reversing entry).
-- The self-exclusion list in force against its import's sealed row count and digest; the
+- The self-exclusion lists in force against their imports' sealed row counts and digests
+  (every import in force: removals wait for a second person); the removals from a list and
+  their decisions against their seals and the audit rows that recorded them; the
   imports and the house's entries against the audit rows that recorded them; each hit's
   seal, and the seats' and awards' hits against the refusals and audit rows they came with.
 - Each export manifest's seal.
@@ -29,7 +31,15 @@ from cardroom import checkpoints as cp
 from cardroom.audit import HOUSE_HEAD_ROW
 from cardroom.models import AuditEntry, AuditHouseHead, AuditHouseLink
 from collections_fees.models import ExportManifest
-from patrons.models import ExclusionEntry, ExclusionHit, ExclusionImport, entries_digest
+from patrons.identity import state_imports_in_force
+from patrons.models import (
+    ExclusionEntry,
+    ExclusionHit,
+    ExclusionImport,
+    ExclusionRemoval,
+    ExclusionRemovalDecision,
+    entries_digest,
+)
 
 from .integrity import _first_break
 from .models import Approval, RejectedCommand, RotationLogEntry, RoundCorrection, TableEvent
@@ -214,8 +224,9 @@ def self_exclusion_problems(tables) -> list[str]:
         ExclusionImport.objects.order_by("imported_at", "id").iterator(),
         lambda i: f"self-exclusion import {i.pk} ({i.filename})",
     )
-    latest = ExclusionImport.objects.order_by("-imported_at", "-id").first()
-    if latest is not None:
+    # Every import in force: the latest in force on its own and the later ones whose
+    # removals wait for a second person (patrons.identity.state_imports_in_force).
+    for latest in ExclusionImport.objects.filter(pk__in=state_imports_in_force()).order_by("imported_at", "id"):
         entries = list(ExclusionEntry.objects.filter(source="state", list_import=latest).order_by("id"))
         if len(entries) != latest.rows:
             problems.append(
@@ -226,6 +237,24 @@ def self_exclusion_problems(tables) -> list[str]:
             problems.append(
                 f"self-exclusion list in force (import {latest.pk}, {latest.filename}): its entries are not the ones "
                 "imported (their SHA-256 differs from the import's): altered"
+            )
+    # A removal from a list and its second person's decision: sealed, and each decision the
+    # audit trail records is held (a decision deleted would undo a decline or a removal).
+    problems += _seal_problems(
+        ExclusionRemoval.objects.order_by("requested_at", "id").iterator(),
+        lambda r: f"self-exclusion removal {r.pk} (asked by {r.requested_by})",
+    )
+    problems += _seal_problems(
+        ExclusionRemovalDecision.objects.order_by("decided_at", "id").iterator(),
+        lambda d: f"self-exclusion removal {d.removal_id}'s decision ({d.outcome} by {d.decided_by})",
+    )
+    decisions = dict(ExclusionRemovalDecision.objects.values_list("pk", "outcome"))
+    for at, detail in AuditEntry.objects.filter(action="list_removal", detail__has_key="decision").values_list("at", "detail"):
+        if decisions.get(detail["decision"]) != detail.get("outcome"):
+            problems.append(
+                f"self-exclusion removal {detail.get('removal')}: the audit trail records it {detail.get('outcome')} at "
+                f"{at.isoformat()}, the database " + ("does not hold the decision: deleted" if detail["decision"] not in decisions
+                                                     else "holds another outcome: altered")
             )
     imports = dict(ExclusionImport.objects.values_list("pk", "sha256"))
     house = set(ExclusionEntry.objects.filter(source="house").values_list("pk", flat=True))

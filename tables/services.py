@@ -718,26 +718,31 @@ def _patron_gate(table: Table, game: TableGame, command: dict, actor: Actor) -> 
             seats = withheld_seats(game, command["type"])
             return {**command, "withheld": seats} if seats else command
         return command
-    from patrons.identity import PatronError, exclusion_check, governing_id, tppp_check
+    from patrons.identity import PatronError, SeatIdentity, exclusion_check, tppp_check
 
+    # A seat id (or backline bettor) that names exactly one patron, as typed or as people
+    # write it ("P_1001", "р-4001"), is given to the engine as that patron's number, and
+    # a linked U-id as its patron's (docs/rules-decisions.md): the engine, the rotation log
+    # and the history see one id for one person. One indexed query finds it.
     backline = game.config.backline is not None  # else the engine's wrong_state comes first
     if command.get("type") == "backline_wager" and backline and isinstance(command.get("bettor"), str):
         # A backline bettor is a patron too (a number, a card or an unidentified U-id).
+        seat = SeatIdentity(command["bettor"])
         try:
-            exclusion_check(player=command["bettor"], table_id=table.pk, action="backline", actor=actor)
+            exclusion_check(player=command["bettor"], table_id=table.pk, action="backline", actor=actor, seat=seat)
         except PatronError as refusal:
             raise CommandError(refusal.code, refusal.message) from None
-        return command
+        return {**command, "bettor": seat.seated_as}
     if command.get("type") != "sit" or not isinstance(command.get("player"), str):
         return command
 
+    seat = SeatIdentity(command["player"])
     try:
-        exclusion_check(player=command["player"], table_id=table.pk, action="seat", actor=actor)
+        exclusion_check(player=command["player"], table_id=table.pk, action="seat", actor=actor, seat=seat)
         tppp_check(player=command["player"], tppp=command.get("tppp"))
     except PatronError as refusal:
         raise CommandError(refusal.code, refusal.message) from None
-    # A linked U-id sits as its patron: the patron's rotation and limits govern.
-    return {**command, "player": governing_id(command["player"])}
+    return {**command, "player": seat.seated_as}
 
 
 def _patron_escalate(table: Table, records, actor: Actor) -> None:

@@ -1,6 +1,13 @@
 """What the dealer reads when a command is refused: one plain sentence per error code of
 docs/commands.md (the service's own message, with the details, is shown beneath it)."""
 
+# What the tablet says for a refusal about a listed or alerted patron (self-exclusion, a
+# near match held for a person to check): no reason, since the patron can read the screen.
+DISCREET_TEXT = "Call a supervisor before going on."
+# The codes said so: the patron panel (static/patrons_tablet.js) shows neither the code nor
+# the server's message for them, only DISCREET_TEXT.
+DISCREET_CODES = ("self_excluded", "check_required")
+
 ERROR_TEXT = {
     "invalid_command": "That command was not understood. Check the fields and try again.",
     "wrong_state": "That is not allowed at this point of the round.",
@@ -29,7 +36,9 @@ ERROR_TEXT = {
     "rotation_limit": "That person has banked the limit of consecutive rounds and may not bank now.",
     "not_offered": "The bank has not been offered to that seat.",
     # Discreet: the patron may read the tablet; the floor has the alert and the reason.
-    "self_excluded": "This player cannot be seated here: call a supervisor.",
+    # A refusal about a listed or alerted patron says only this, whatever its code.
+    "self_excluded": DISCREET_TEXT,
+    "check_required": DISCREET_TEXT,
     "offer_pending": "The bank is offered to a seat that has not answered yet.",
     "approval_required": "This needs a supervisor: a void their approval, a new game their own tap or credentials.",
     "not_authorized": "You are not allowed to do that.",

@@ -112,14 +112,20 @@ MATRIX = {
     "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
     # Patrons (patrons/urls.py): the table's endpoints for whoever drives it; identification
     # and the AML pages for supervisors and compliance only (not an admin).
-    "api/tables/<int:table_id>/patrons": ("get", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/patrons": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/cash": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
+    "compliance/cash/reversals/": ("get", PATRON_READERS),
     "floor/patrons/": ("get", PATRON_READERS),
+    # A near match held for a check (issue 34): a supervisor decides it, not compliance.
+    "floor/patrons/reviews/<int:review_id>/decide": ("post", SUPERVISOR_ONLY),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
     "compliance/patrons/unidentified/<int:unidentified_id>/link": ("post", PATRON_READERS),
+    # Possible duplicate records and their merges (issue 34): compliance only.
+    "compliance/patrons/duplicates/": ("get", row(LOGIN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK, FORBIDDEN)),
     "compliance/mtl/": ("get", PATRON_READERS),
     "compliance/mtl/export.csv": ("get", PATRON_READERS),
     "compliance/cash/export.csv": ("get", PATRON_READERS),
@@ -127,6 +133,13 @@ MATRIX = {
     "compliance/ctr/export.csv": ("get", PATRON_READERS),
     "compliance/self-exclusion/": ("get", PATRON_READERS),
     "compliance/self-exclusion/export.csv": ("get", PATRON_READERS),
+    # The lists changed carefully (issue 34): the pages admit supervisors and compliance;
+    # the service decides who may upload, ask for and confirm a removal
+    # (tests/patron_aml/test_exclusion_lists.py).
+    "compliance/self-exclusion/state-list/": ("post", PATRON_READERS),
+    "compliance/self-exclusion/imports/<int:import_id>/": ("get", PATRON_READERS),
+    "compliance/self-exclusion/removals/<int:removal_id>/decide": ("post", PATRON_READERS),
+    "compliance/self-exclusion/house/": ("get", PATRON_READERS),
 }
 # The Django admin's many routes: all behind its own staff login; only admins get in.
 ADMIN_PREFIX = "admin/"
@@ -196,6 +209,10 @@ def _url(route: str, world) -> str:
         .replace("<uuid:export_id>", str(uuid.uuid4()))
         .replace("<int:patron_id>", "999999")
         .replace("<int:unidentified_id>", "999999")
+        .replace("<int:import_id>", "999999")
+        .replace("<int:removal_id>", "999999")
+        .replace("<int:seq>", "999999")
+        .replace("<int:review_id>", "999999")
     )
 
 
@@ -209,8 +226,10 @@ BODIES = {
     "api/tables/<int:table_id>/open": {"open": True, "reason": "game on"},
     "api/tables/<int:table_id>/alerts/acknowledge": {"kind": "tablet_disconnected", "ref": "none"},
     "api/tables/<int:table_id>/config": {"config": {"paytable": "UTH-02"}},
+    "api/tables/<int:table_id>/patrons": {"q": "Maria"},
     "api/tables/<int:table_id>/patrons/unidentified": {"description": "woman, 30s, green scarf"},
     "api/tables/<int:table_id>/cash": {"kind": "chip_purchase", "amount": 50000, "player": "P-404"},
+    "api/tables/<int:table_id>/cash/<int:seq>/reversal": {"reason": "double tap"},
 }
 
 

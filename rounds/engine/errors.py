@@ -20,6 +20,8 @@ ERROR_CODES = frozenset(
     + ["config_not_approved"]
     # The service's: a patron on the state's or the house's self-exclusion list (patrons/).
     + ["self_excluded"]
+    # The service's: a near match to a listed patron, held until a supervisor looks (patrons/).
+    + ["check_required"]
     # The service's: a TPPP seated under a badge or company their patron record does not name.
     + ["tppp_mismatch"]
 )

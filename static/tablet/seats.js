@@ -15,6 +15,19 @@ export function createSeats(ctx) {
   const confirmThen = (...args) => ctx.confirmThen(...args);
   const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
   const backlineDrafts = {}; // seat -> {bettor, ante, trips, open}: a backline being typed
+  const sitDrafts = {}; // seat -> the player id typed, or filled by the patron panel's Seat
+
+  // The patron panel's Seat button (static/patrons_tablet.js) fills a seat's player id
+  // with the patron's number; the dealer checks it and taps Sit.
+  document.addEventListener("patron-seat", (event) => {
+    const { seat, player } = event.detail;
+    sitDrafts[seat] = player;
+    const input = document.querySelector(`#seats form[data-sit="${seat}"] input[name=player]`);
+    if (!input) return;
+    input.value = player;
+    input.scrollIntoView({ block: "center" });
+    input.focus();
+  });
 
   // A seat decides now when the cards are out: dealt by the software, or dealt by hand
   // once the dealer said so (`deal_by_hand`, kept in the table's state: view.owes_now).
@@ -89,7 +102,8 @@ export function createSeats(ctx) {
     const waiting = queuedAt(n).length > 0; // a tap on its way: no second one
     for (const a of seat.actions) {
       if (a.type === "sit") {
-        const input = h("input", { name: "player", placeholder: "Player id or name", "aria-label": `Player for seat ${n}` });
+        const input = h("input", { name: "player", placeholder: "Player id or name", "aria-label": `Player for seat ${n}`,
+          value: sitDrafts[n] || "", oninput: (e) => { sitDrafts[n] = e.target.value; } });
         // A third-party proposition player sits with the Commission badge, the TPPPS
         // company and the licence's expiry (the engine checks one per table, not expired).
         const tppp = {
@@ -97,13 +111,14 @@ export function createSeats(ctx) {
           company: h("input", { name: "company", placeholder: "TPPPS company", "aria-label": `TPPP company for seat ${n}` }),
           expires: h("input", { name: "expires", type: "date", "aria-label": `TPPP licence expiry for seat ${n}` }),
         };
-        out.push(h("form", { class: "inline", onsubmit: (e) => {
+        out.push(h("form", { class: "inline", "data-sit": n, onsubmit: (e) => {
           e.preventDefault();
           if (!input.value.trim()) return;
           const command = { type: "sit", seat: n, player: input.value.trim() };
           if (tppp.badge.value.trim()) {
             command.tppp = { badge: tppp.badge.value.trim(), company: tppp.company.value.trim(), expires: tppp.expires.value };
           }
+          delete sitDrafts[n];
           tap(command);
         } }, input, h("button", { type: "submit" }, "Sit"),
           h("details", { class: "tppp-fields" }, h("summary", {}, "Seat as TPPP"), tppp.badge, tppp.company, tppp.expires)));

@@ -345,8 +345,10 @@ def test_every_engine_error_code_is_covered():
     # award_unconfirmed is refused there at a settle with a royal flush pending.
     codes = {code for _, _, code in CASES} | {code for _, _, code in SIDE_BET_REFUSALS} | {"award_unconfirmed"}
     # not_authorized and stale_version belong to the service layer (users, versions):
-    # rounds/engine never raises them. Every other code must have a refusal case here.
-    assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited", "config_not_approved", "self_excluded", "tppp_mismatch"}
+    # rounds/engine never raises them (nor the patron gate's: self_excluded, check_required,
+    # tppp_mismatch, tests/patron_aml). Every other code must have a refusal case here.
+    assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited", "config_not_approved", "self_excluded",
+                                   "check_required", "tppp_mismatch"}
 
 
 def test_wager_limits_are_inclusive_and_a_wager_replaces_the_earlier_one():

@@ -90,9 +90,9 @@ def play_hostile_day(clock):
         {"type": "no_more_bets"},
         {"type": "void_round", "reason": VOID_REASON, "approved_by": "sup-sam"},
     ])
-    for note in NOTES:
+    for note in NOTES:  # each a purchase of its own: confirmed, not taken for a double tap
         cash.cash_record(table_id=table.pk, kind="chip_purchase", amount=300000, player=PATRON_NUMBER,
-                         actor=supervisor, note=note)
+                         actor=supervisor, note=note, confirm=True)
     with pytest.raises(PatronError):
         cash.cash_record(table_id=table.pk, kind="chip_purchase", amount=100, player=LISTED, actor=supervisor)
     clock.set(*AFTER_THE_DAY)  # the day shift is over: its count begins

@@ -300,6 +300,36 @@ def test_an_undeclared_huge_body_is_refused_once_it_passes_the_limit():
     assert len(reads) == wire.MAX_BODY_BYTES // 16384 + 1
 
 
+@pytest.mark.parametrize(
+    "path, size, refused",
+    [
+        ("/compliance/self-exclusion/state-list/", 5 * 1024 * 1024 + 2048, False),  # a 5 MiB list and its form
+        ("/compliance/self-exclusion/state-list/", 5 * 1024 * 1024 + 64 * 1024 + 1, True),
+        ("/compliance/self-exclusion/", 70_929, True),  # the same page's other routes keep 64 KiB
+        ("/compliance/patrons/", 70_929, True),
+        ("/compliance/self-exclusion/state-list/x", 70_929, True),  # the path exactly, no prefix
+    ],
+)
+def test_the_state_lists_upload_alone_may_send_a_body_past_64_kib(path, size, refused):
+    """Issue 34: the list's upload has a limit of its own (patrons.identity.STATE_LIST_BODY_BYTES,
+    cardroom/asgi.py); every other route keeps wire.MAX_BODY_BYTES. A body let through
+    reaches Django (which answers it: here the login redirect of an anonymous caller)."""
+    chunks = [b"x" * 65536] * (size // 65536) + [b"x" * (size % 65536)]
+
+    async def receive():
+        if chunks:
+            return {"type": "http.request", "body": chunks.pop(0), "more_body": len(chunks) > 0}
+        await asyncio.Event().wait()  # the client stays until it is answered
+
+    scope = {**http_scope([(b"content-type", b"text/csv"), (b"content-length", str(size).encode())]),
+             "path": path, "raw_path": path.encode()}
+    sent = asyncio.run(call_app(scope, receive))
+    if refused:
+        assert sent[0]["status"] == 413 and json.loads(sent[1]["body"])["error"]["code"] == "too_large"
+    else:
+        assert sent[0]["status"] != 413, sent[0]
+
+
 # --- the origin check -------------------------------------------------------------------
 
 

@@ -104,9 +104,9 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
 
     # The dealer finds Ann by name: her number and display name, never her identification.
     lookup = one.locator("#patron-lookup")
-    lookup.locator("input[name=q]").fill("ann lee")
+    lookup.locator("input[name=q]").fill("ann")
     lookup.locator("button[type=submit]").click()
-    expect(lookup.locator("li[data-number='P-1001']")).to_have_text("P-1001 Ann L.")
+    expect(lookup.locator("li[data-number='P-1001']")).to_contain_text("P-1001 Ann L.")
     for secret in ("Ann Lee", "D1234567", "drivers_license"):
         assert secret not in one.content()
 
@@ -140,15 +140,17 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
         "name": "state.csv", "mimeType": "text/csv", "buffer": b"name,state_ref\nBob Stone,CA-SE-1\nCarl Diaz,CA-SE-2\n",
     }])
     compliance.locator("form:has(input[name=list]) button[type=submit]").click()
-    expect(compliance).to_have_url(re.compile(r"imported="))
+    expect(compliance).to_have_url(re.compile(r"/compliance/self-exclusion/imports/\d+/$"))
 
     # Bob is refused a seat at UTH-2, with the engine's code; the floor is told.
     seat = two.locator(".seat[data-seat='1']")
     seat.locator("input[name=player]").fill("P-2002")
     seat.locator("button:has-text('Sit')").click()
     expect(two.locator("#message")).to_have_attribute("data-code", "self_excluded")
-    # A chip purchase for him is refused too.
-    expect(_cash(two, "Chip purchase for cash", "P-2002", "100")).to_contain_text("self_excluded")
+    # A chip purchase for him is refused too, in words that do not say why.
+    refused = _cash(two, "Chip purchase for cash", "P-2002", "100")
+    expect(refused).to_have_text("Call a supervisor before going on.")
+    expect(refused).to_have_attribute("data-code", "self_excluded")
 
     # Carl, seated before the list, wins the progressive at UTH-1: withheld, not paid.
     meter_before = JackpotMeter.objects.get(name="UTH-PROG-1").meter
@@ -207,3 +209,48 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
         two.set_viewport_size({"width": width, "height": height})
         assert overflow(two) <= 0, (size, too_wide(two))
     two.screenshot(path=ARTIFACTS / "patrons-tablet-panel.png", full_page=True)
+
+
+def _upload(page, url, content: bytes):
+    page.goto(url + "/compliance/self-exclusion/")
+    page.set_input_files("input[name=list]", files=[{"name": "state.csv", "mimeType": "text/csv", "buffer": content}])
+    page.locator("form:has(input[name=list]) button[type=submit]").click()
+    expect(page).to_have_url(re.compile(r"/compliance/self-exclusion/imports/\d+/$"))
+
+
+def test_a_shorter_state_list_shows_its_diff_and_a_second_compliance_person_confirms_it(daphne, browsers):  # noqa: F811
+    """Issue 34, reproduction 4, in Chromium: the upload that drops Bob shows who it adds
+    and removes; the uploader has no Confirm button (and a second tab of theirs is refused);
+    a second compliance person confirms, and only then is Bob off the list."""
+    from patrons import identity
+
+    _person("cora", "compliance")
+    _person("cleo", "compliance")
+    url = daphne.url
+    ARTIFACTS.mkdir(exist_ok=True)
+    officer = log_in(browsers(), url, "cora", "pw-cora", "/compliance/self-exclusion/")
+    _upload(officer, url, b"name,state_ref\nBob Stone,CA-SE-1\nCarla Ruiz,CA-SE-2\n")
+    expect(officer.locator("#removal-status")).to_have_attribute("data-status", "none")
+    _upload(officer, url, b"name,state_ref\nCarla Ruiz,CA-SE-2\nDana Cruz,CA-SE-3\n")
+    import_page = officer.url
+    expect(officer.locator("#diff-removed tbody")).to_have_text(re.compile(r"^\s*Bob Stone.*CA-SE-1\s*$"))
+    expect(officer.locator("#diff-added tbody")).to_have_text(re.compile(r"^\s*Dana Cruz.*CA-SE-3\s*$"))
+    expect(officer.locator("#removal-status")).to_have_attribute("data-status", "waiting")
+    expect(officer.locator("button:has-text('Confirm the removal')")).to_have_count(0)
+    assert sorted(e.name for e in identity.entries_in_force()) == ["Bob Stone", "Carla Ruiz", "Carla Ruiz", "Dana Cruz"]
+
+    # The uploader's second session, with the other person's button forged into the page.
+    tab = log_in(browsers(), url, "cora", "pw-cora", import_page.removeprefix(url))
+    tab.evaluate("""() => { const b = document.createElement('button'); b.type = 'submit'; b.name = 'outcome';
+        b.value = 'confirmed'; b.id = 'forged'; b.textContent = 'Confirm'; document.querySelector('form.removal-decide').append(b); }""")
+    tab.click("#forged")
+    expect(tab.locator("p.flag[role=alert]")).to_contain_text("second_person_required")
+    assert "Bob Stone" in [e.name for e in identity.entries_in_force()]
+
+    second = log_in(browsers(), url, "cleo", "pw-cleo", import_page.removeprefix(url))
+    second.fill("form.removal-decide input[name=reason]", "checked against the state's letter")
+    second.click("button:has-text('Confirm the removal')")
+    expect(second.locator("#removal-status")).to_have_attribute("data-status", "confirmed")
+    expect(second.locator("#removal-status")).to_contain_text("confirmed by cleo")
+    assert sorted(e.name for e in identity.entries_in_force()) == ["Carla Ruiz", "Dana Cruz"]
+    second.screenshot(path=str(ARTIFACTS / "state-list-diff-confirmed.png"), full_page=True)

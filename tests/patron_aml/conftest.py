@@ -17,7 +17,10 @@ def person(username, role):
 
 @pytest.fixture
 def people(db):
-    return {role: person(role, role) for role in ("dealer", "supervisor", "compliance")}
+    made = {role: person(role, role) for role in ("dealer", "supervisor", "compliance")}
+    # A second compliance person: removals from a self-exclusion list take two (issue 34).
+    made["compliance2"] = person("compliance2", "compliance")
+    return made
 
 
 @pytest.fixture

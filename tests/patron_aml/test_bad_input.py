@@ -131,7 +131,7 @@ def test_a_nul_in_a_patron_form_field_is_refused_and_nothing_is_stored(people, f
 
 def upload(people, content: bytes):
     file = SimpleUploadedFile("state.csv", content, content_type="text/csv")
-    return logged_in(people["compliance"]).post("/compliance/self-exclusion/", {"list": file})
+    return logged_in(people["compliance"]).post("/compliance/self-exclusion/state-list/", {"list": file})
 
 
 LONGEST_NAME = ExclusionEntry._meta.get_field("name").max_length

@@ -135,7 +135,9 @@ def test_an_unidentified_patrons_mtl_entry_is_linked_later(tables, ann, actors):
     assert (warning.kind, warning.total, warning.patron_id, warning.link_id) == ("warning", 900000, ann.pk, link.pk)
     assert cash.day_total(f"patron:{ann.pk}", entry.gaming_day, "in") == 900000
     # From then on the U-id is the patron's: a later purchase under it counts toward hers.
-    buy(tables[0], stranger.player_id, 200000, actors["dealer"])
+    # (The same $2,000 as hers a moment ago: the same person now, so confirmed as a second
+    # purchase, not a double tap: docs/patrons.md "Possible duplicate".)
+    buy(tables[0], stranger.player_id, 200000, actors["dealer"], confirm=True)
     assert CashAlert.objects.filter(kind="ctr_required", patron=ann).exists()
     with pytest.raises(PatronError, match="already_linked"):
         cash.patron_link(unidentified_id=stranger.pk, patron_id=ann.pk, actor=actors["compliance"])

@@ -342,3 +342,41 @@ def test_the_seeded_first_push_is_a_whole_mark_still_to_come_inside_the_shift():
     assert first_relief_push(on_mark, on_mark + timedelta(hours=1)) == on_mark + timedelta(minutes=5)
     # The shift ends before the next mark: the plan starts now, inside its shift.
     assert first_relief_push(now, now + timedelta(minutes=1)) == now
+
+
+def test_the_demo_has_a_second_compliance_person_to_confirm_a_removal_from_a_list():
+    """Issue 34: a removal from a self-exclusion list takes two compliance people; the demo
+    seeds `compliance2` so that one can be confirmed."""
+    from patrons import identity
+
+    seed()
+    first, second = demo("compliance"), demo("compliance2")
+    assert first.role == second.role == "compliance" and first.user_id != second.user_id
+    identity.state_list_import(actor=first, filename="1.csv", content=b"name\nBob Stone\nCarla Ruiz\n")
+    shorter = identity.state_list_import(actor=first, filename="2.csv", content=b"name\nCarla Ruiz\n")
+    identity.removal_decide(actor=second, removal_id=shorter.removal.pk, outcome="confirmed")
+    assert [e.name for e in identity.entries_in_force().filter(source="state")] == ["Carla Ruiz"]
+
+
+def test_the_demo_seeds_patrons_one_near_the_ctr_line_one_on_the_house_list():
+    """Issue 34, finding 9: the demo had no patron records, so the patron panel found
+    nobody. Now a patron near the CTR line today (cash rows, the warning), one on the
+    house's list, and every patron's page shows something."""
+    from patrons import cash
+    from patrons.identity import listed_entry
+    from patrons.models import CashAlert, Patron
+
+    seed()
+    maria, pete = Patron.objects.get(number="P-101"), Patron.objects.get(number="P-900")
+    today = calendar().gaming_day(timezone.now())
+    total = cash.day_total(f"patron:{maria.pk}", today, "in")
+    assert cash.thresholds()[1] <= total <= cash.thresholds()[2]  # warned, not yet a CTR
+    assert CashAlert.objects.filter(patron=maria, kind="warning", gaming_day=today).exists()
+    assert listed_entry("P-900", pete).source == "house"
+    compliance = Client()
+    compliance.force_login(User.objects.get(username="compliance"))
+    assert "Maria L." in compliance.get("/compliance/patrons/").content.decode()
+    for patron in Patron.objects.all():
+        page = compliance.get(f"/compliance/patrons/{patron.pk}/")
+        assert page.status_code == 200 and patron.number in page.content.decode()
+    assert "$4,000.00" in compliance.get(f"/compliance/patrons/{maria.pk}/").content.decode()

@@ -36,6 +36,9 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from collections_fees import counts, jackpot
 from collections_fees.models import DropBox, JackpotMeter
+from patrons.cash import cash_record
+from patrons.identity import house_list_add, patron_create
+from patrons.models import Patron
 from rounds.engine.view import table_view
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
@@ -112,6 +115,8 @@ DEMO_USERS = {
     "supervisor": ("supervisor-demo", "supervisor"),
     "supervisor2": ("supervisor2-demo", "supervisor"),  # a second person, to approve voids
     "compliance": ("compliance-demo", "compliance"),
+    # A second compliance person: a removal from a self-exclusion list takes two.
+    "compliance2": ("compliance2-demo", "compliance"),
     "counter": ("counter-demo", "count_team"),  # the count team: two people count and sign
     "counter2": ("counter2-demo", "count_team"),
     "manager": ("manager-demo", "manager"),  # approves large variances and reopens
@@ -281,6 +286,33 @@ def seed_relief_plan(tables: list[Table]) -> None:
                      starts_at=first_relief_push(now, shift_end), actor=Actor.of(people["supervisor"]))
 
 
+# name -> (display name, legal name, the demo table and its chip purchases for cash today
+# in cents, on the house's list). Numbers the demo tables seat, so their pages show
+# seatings and wagers too: Maria is near the CTR line today (an MTL entry, the $8,000
+# warning), Pete asked the house to exclude him (a seating of his is refused).
+DEMO_PATRONS = {
+    "P-101": ("Maria L.", "Maria Lopez", "Demo UTH-1", (400000, 500000), False),
+    "P-201": ("Sam K.", "Samuel Kim", "Demo UTH-2", (150000,), False),
+    "P-900": ("Pete L.", "Pete Listed", "Demo UTH-1", (), True),
+}
+
+
+def seed_patrons() -> None:
+    """The demo's patrons, through the patron and cash services as the system actor: a
+    patron that exists is left as it is (and so are its cash rows)."""
+    seeder = Actor.system(SEED)
+    for number, (display, legal, table_name, purchases, excluded) in DEMO_PATRONS.items():
+        if Patron.objects.filter(number=number).exists():
+            continue
+        with transaction.atomic():
+            patron = patron_create(actor=seeder, number=number, display_name=display, legal_name=legal)
+            table = Table.objects.get(name=table_name)
+            for amount in purchases:
+                cash_record(table_id=table.pk, kind="chip_purchase", amount=amount, player=number, actor=seeder)
+            if excluded:
+                house_list_add(actor=seeder, patron_id=patron.pk, reason="asked to be excluded (demo)")
+
+
 def _box(identifier: str, kind: str, table: Table, at: datetime | None) -> DropBox:
     found = DropBox.objects.filter(identifier=identifier).first()
     return found or counts.box_register(identifier=identifier, kind=kind, table_id=table.pk, actor=Actor.system(SEED), at=at)
@@ -314,6 +346,7 @@ class Command(BaseCommand):
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
         seed_relief_plan(tables)
+        seed_patrons()
         for table in tables:
             place_boxes(table)
         publisher.drain()
@@ -325,6 +358,7 @@ class Command(BaseCommand):
             f"  count the {past.shift} shift of {past.gaming_day} (played, ready to count): "
             f"/compliance/count/{past.gaming_day}/{past.shift}/"
         )
+        self.stdout.write("  patrons: /compliance/patrons/ (P-101 near the CTR line today, P-900 on the house's list)")
         self.stdout.write("Demo logins (demo only):")
         for name, password in logins.items():
             self.stdout.write(f"  user {name}  password {password}  ({DEMO_USERS[name][1]})")

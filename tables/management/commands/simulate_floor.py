@@ -24,29 +24,42 @@ from .seed_demo import DEMO_TABLES, demo_table
 ACTOR = "simulator"
 BANKS = (50000, 100000, 200000)
 ANTES = (500, 1000, 2500, 5000)
+# The ids the simulator seats (`_sit`). It acts only for these: a seat taken by anyone
+# else (a demo patron, a real one) is a person's, whose wagers and decisions would land
+# in their cash and AML history; at such a seat's turn the simulator waits.
+SIM_PLAYER_PREFIX = "G-"
 # Tables beyond the demo floor (and benchmarks.bench_floor's) are set up like Demo UTH-1.
 SIM_CONFIG = DEMO_TABLES["Demo UTH-1"][0]
 
 
-def next_command(state: dict, rng: random.Random) -> dict:
+def next_command(state: dict, rng: random.Random) -> dict | None:
     """What a dealer would tap next at a table in this state."""
     return command_for_view(table_view(state), rng)
 
 
-def command_for_view(view: dict, rng: random.Random) -> dict:
+def seated_by_simulator(player) -> bool:
+    return isinstance(player, str) and player.startswith(SIM_PLAYER_PREFIX)
+
+
+def command_for_view(view: dict, rng: random.Random) -> dict | None:
     """What a dealer would tap next, from what the tablet shows: the snapshot's `view`
     (rounds.engine.view.table_view). benchmarks.bench_e2e chooses from the snapshots its
-    sockets receive, as a tablet does, so this needs nothing but the view."""
+    sockets receive, as a tablet does, so this needs nothing but the view. None when the
+    next tap is a decision of a seat the simulator did not seat (it never plays a person)."""
     next_step = view["next"]
     step = next_step["step"]
-    seats = view["seats"]
+    seats = [s for s in view["seats"] if s["player"] is None or seated_by_simulator(s["player"])]
+    own = {s["seat"] for s in seats if s["player"] is not None}
+    if step in ("offer", "decisions") and (next_step.get("seat") if step == "offer" else next_step["pending"][0]) not in own:
+        return None
     if step == "offer":
         choice = "accept_bank" if rng.random() < 0.8 else "decline_bank"
         return {"type": choice, "seat": next_step["seat"]}
     if step in ("choose_player_dealer", "stopped"):
         seated = sum(1 for s in seats if s["player"] is not None)
-        if view["eligible_to_bank"] and seated >= 2:
-            return {"type": "offer_bank", "seat": rng.choice(view["eligible_to_bank"])}
+        eligible = [seat for seat in view["eligible_to_bank"] if seat in own]
+        if eligible and seated >= 2:
+            return {"type": "offer_bank", "seat": rng.choice(eligible)}
         return _sit(seats, rng)
     if step == "wait_for_players":
         return _sit(seats, rng)
@@ -75,8 +88,10 @@ def command_for_view(view: dict, rng: random.Random) -> dict:
     return {"type": step}  # flop, turn_river, showdown, settle: the dealt cards
 
 
-def _sit(seats: list[dict], rng: random.Random) -> dict:
+def _sit(seats: list[dict], rng: random.Random) -> dict | None:
     empty = [s["seat"] for s in seats if s["player"] is None]
+    if not empty:
+        return None
     return {"type": "sit", "seat": rng.choice(empty), "player": f"G-{rng.randrange(10**6):06d}"}
 
 
@@ -95,8 +110,9 @@ def deal_tables(table_ids, rate, deadline, rng, on_outcome, *, actor=ACTOR, cloc
             time.sleep(max(0.0, when - clock()))
             state = Table.objects.only("state").get(pk=table_id).state
             command = next_command(state, rng)
-            outcome = command_execute(table_id=table_id, command=command, actor=actor, rng=rng)
-            on_outcome(command, outcome)
+            if command is not None:  # None: a person's turn at this table, not the simulator's
+                outcome = command_execute(table_id=table_id, command=command, actor=actor, rng=rng)
+                on_outcome(command, outcome)
             # Exponential gaps: taps come in bursts and lulls, as at a real table.
             due[table_id] = max(when, clock() - 1 / rate) + rng.expovariate(rate)
     finally:
