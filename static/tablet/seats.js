@@ -13,7 +13,11 @@ export function createSeats(ctx) {
   const tap = (...args) => ctx.tap(...args);
   const showError = (...args) => ctx.showError(...args);
   const confirmThen = (...args) => ctx.confirmThen(...args);
-  const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
+  // What the dealer typed in a seat's fields, kept across redraws of this round only, for
+  // this occupant only: each new round and each new player starts from the snapshot (the
+  // table's minimum Ante, no side bets), so nothing typed earlier is ever placed again.
+  const drafts = new Map(); // "round:seat:player" -> {ante, trips, side bets}
+  const draftKey = (seat) => `${game().round ? game().round.number : "-"}:${seat.seat}:${seat.player || ""}`;
   const backlineDrafts = {}; // seat -> {bettor, ante, trips, open}: a backline being typed
 
   // A seat decides now when the cards are out: dealt by the software, or dealt by hand
@@ -132,11 +136,14 @@ export function createSeats(ctx) {
   function wagerForm(seat, waiting) {
     const n = seat.seat;
     const limits = ctx.page.posted.limits;
-    const draft = drafts[n] || (drafts[n] = {
+    const key = draftKey(seat);
+    for (const kept of drafts.keys()) if (kept.split(":")[1] === String(n) && kept !== key) drafts.delete(kept);
+    if (!drafts.has(key)) drafts.set(key, {
       ante: seat.wager ? seat.wager.ante / 100 : (limits.ante_min || ctx.page.posted.ante_presets[0]) / 100,
       trips: seat.wager && seat.wager.trips ? seat.wager.trips / 100 : "",
       ...sideBetDraft(seat.wager),
     });
+    const draft = drafts.get(key);
     const submit = (anteText) => {
       const a = toCents(anteText);
       const t = String(draft.trips).trim() === "" ? 0 : toCents(draft.trips);
