@@ -161,9 +161,26 @@ export function createSeats(ctx) {
       onclick: () => { draft.ante = cents / 100; submit(String(cents / 100)); },
     }, money(cents).replace(".00", "")));
     return h("form", { class: "wager", onsubmit: (e) => { e.preventDefault(); submit(draft.ante); } },
-      h("div", { class: "presets" }, ...presets),
+      h("div", { class: "presets" }, ...presets), sameAsLastRound(seat, waiting),
       h("label", {}, "Ante $", ante), h("label", {}, "Trips $", trips), ...sideBetInputs(n, draft),
       h("button", { type: "submit", class: "primary", disabled: waiting }, seat.wager ? "Change" : "Bet"));
+  }
+
+  // "Same bets as last round": this occupant's wagers of the table's last round, from the
+  // snapshot (tables.selectors.last_wagers), placed only by this tap, which names them first.
+  // Side bets the table no longer offers are left out.
+  function sameAsLastRound(seat, waiting) {
+    const last = ((ctx.snapshot && ctx.snapshot.last_wagers) || {})[seat.seat];
+    if (!last || seat.wager || last.player !== seat.player || !last.ante) return null;
+    const command = { type: "wager", seat: seat.seat, ante: last.ante };
+    const named = [`Ante ${money(last.ante)}`];
+    if (last.trips) { command.trips = last.trips; named.push(`Trips ${money(last.trips)}`); }
+    for (const [name, label] of SIDE_AMOUNTS) {
+      if (last[name] && offered()[name]) { command[name] = last[name]; named.push(`${label} ${money(last[name])}`); }
+    }
+    if (last.progressive && offered().progressive) { command.progressive = true; named.push(`Progressive ${money(offered().progressive.wager)}`); }
+    return h("button", { type: "button", class: "same-bets", disabled: waiting, onclick: () => tap(command) },
+      `Same bets as last round: ${named.join(" · ")}`);
   }
 
   // --- side bets (game-rules 10): only those the table offers (its posted rules) --------
@@ -209,6 +226,7 @@ export function createSeats(ctx) {
     const round = game().round;
     for (const seat of view().seats) {
       const signature = JSON.stringify([seat, queuedAt(seat.seat).map((e) => e.id), ctx.status === "open",
+        (ctx.snapshot.last_wagers || {})[seat.seat] || null,
         showHoles(), decidesNow(seat), round && round.number]);
       let el = container.querySelector(`:scope > .seat[data-seat="${seat.seat}"]`);
       if (el && seatDrawn.get(seat.seat) === signature) continue;
