@@ -3,8 +3,6 @@ typed in one round is not placed again by a preset tap in the next, on the table
 Chromium."""
 import pytest
 
-from cardroom.access import Actor
-from collections_fees import counts
 from tests.engine.helpers import FEES
 
 from .conftest import assign_dealer, make_table, run
@@ -20,9 +18,7 @@ def table(transactional_db, dealer):
     run(table.pk, *[{"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3, 4)],
         {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
     assign_dealer(table)
-    floor_man = Actor(name="sup", role="supervisor")
-    box = counts.box_register(identifier=f"FEES-{table.pk}", kind="fees", table_id=table.pk, actor=floor_man)
-    counts.box_place(table_id=table.pk, box_id=box.pk, actor=floor_man)
+    # make_table placed its fee box FEES-<id> (tests/boxes.py).
     return table
 
 
