@@ -103,3 +103,22 @@ def test_a_table_left_open_across_a_shift_turn_needs_the_next_shifts_boxes(staff
     assert f"no fee box placed for the swing shift: place FEES-{table.pk} first" in refused["error"]["message"]
     place(table, "fees", staff["sup"])
     assert open_as(table, staff["dealer"])["ok"]
+
+
+def test_the_setup_page_says_what_is_missing_and_who_places_it(staff):
+    from django.test import Client
+
+    table = seated_table(staff)
+    supervisor, counter = Client(), Client()
+    supervisor.force_login(staff["sup"])
+    counter.force_login(person("cat", "count_team"))
+    page = supervisor.get(f"/staff/tables/{table.pk}/").content.decode()
+    assert "Fee box: none placed" in page and "No round opens at this table until" in page
+    assert "A supervisor or the manager places a table&#x27;s boxes" in page or "A supervisor or the manager places a table's boxes" in page
+    assert "placed by the count team" not in page
+    # The words match who may: the supervisor's Drop boxes page has the step, the count team's has not.
+    assert "Place or swap a box" in supervisor.get("/compliance/boxes/").content.decode()
+    assert "Place or swap a box" not in counter.get("/compliance/boxes/").content.decode()
+    place(table, "fees", staff["sup"])
+    page = supervisor.get(f"/staff/tables/{table.pk}/").content.decode()
+    assert f"Fee box: FEES-{table.pk}" in page and "No round opens at this table until" not in page
