@@ -25,9 +25,10 @@ def full_round(players: list[int], *, bank=100000, ante=1000) -> list[dict]:
 
 @pytest.fixture
 def make_table(db):
-    def make(seats=6, **config):
+    def make(seats=6, boxes=True, **config):
         table = table_create(name="T", config={"seats": seats, **config}, created_by="test")
-        place_boxes(table)  # a person opens rounds only with the table's boxes placed
+        if boxes:
+            place_boxes(table)  # a person opens rounds only with the table's boxes placed
         return table
 
     return make

@@ -246,7 +246,7 @@ def demo_person(name: str, role: str) -> Actor:
 
 
 def test_a_person_cannot_state_when_a_box_was_registered_or_placed(make_table):
-    table = make_table()
+    table = make_table(boxes=False)
     supervisor, earlier = demo_person("sup-box", "supervisor"), timezone.now() - timedelta(hours=9)
     with pytest.raises(counts.CountError) as refused:
         counts.box_register(identifier="B-1", kind="fees", table_id=table.pk, actor=supervisor, at=earlier)
