@@ -114,17 +114,33 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
       `${c.action[0].toUpperCase()}${c.action.slice(1)} by ${c.by} at ${laTime(c.at)}: ${c.reason}`);
   }
 
-  // Open or close the table from its tile, with a reason (asked in a dialog, so a row
-  // redrawn meanwhile loses nothing). The row that follows shows the change.
+  // Open or close the table from its tile, with a reason asked in the page's own dialog
+  // (keyboard: Enter confirms, Escape cancels; large buttons for a finger). The dialog is
+  // apart from the tiles, so a row redrawn meanwhile loses nothing. The row that follows
+  // shows the change.
+  function askReason(r, open) {
+    const dialog = $("status-dialog");
+    const reason = $("status-reason");
+    $("status-title").textContent = `${open ? "Open" : "Close"} ${r.name}`;
+    $("status-confirm").textContent = open ? "Open the table" : "Close the table";
+    reason.value = "";
+    dialog.returnValue = "";
+    return new Promise((resolve) => {
+      dialog.onclose = () => resolve(dialog.returnValue === "confirm" && reason.value.trim() ? reason.value.trim() : null);
+      dialog.showModal();
+      reason.focus();
+    });
+  }
+
   function tileControls(r) {
     const open = !r.open;
     const label = open ? "Open…" : "Close…";
     return h("div", { class: "tile-controls", onclick: (e) => { e.preventDefault(); e.stopPropagation(); } },
-      h("button", { type: "button", class: `quiet ${open ? "open-table" : "close-table"}`, "data-key": `${r.table} ${open} ${r.name}`, onclick: (e) => {
+      h("button", { type: "button", class: `quiet ${open ? "open-table" : "close-table"}`, "data-key": `${r.table} ${open} ${r.name}`, onclick: async (e) => {
         e.preventDefault();
-        const reason = window.prompt(`Why ${open ? "open" : "close"} ${r.name}?`);
-        if (reason === null || !reason.trim()) return;
         const button = e.currentTarget;
+        const reason = await askReason(r, open);
+        if (reason === null) return;
         button.disabled = true;
         fetch(`/api/tables/${r.table}/open`, {
           method: "POST", credentials: "same-origin",

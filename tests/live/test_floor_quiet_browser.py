@@ -105,3 +105,61 @@ def test_the_reliefs_panel_never_shows_null(daphne, browsers, django_user_model)
     floor.wait_for_timeout(1000)  # the board the socket sends with the floor, drawn
     assert "null" not in panel.inner_text()
     assert floor.errors == []
+
+
+def test_a_table_is_closed_and_opened_from_its_tile_with_a_reason_asked_in_the_page(daphne, browsers, django_user_model):
+    """Issue 35 item 5: no browser prompt. The page's own dialog asks why, by keyboard
+    (Enter confirms, Escape leaves the table as it is) or by touch (44 px buttons); an
+    empty reason is not sent."""
+    from tables.models import Table, TableStatusChange
+
+    person(django_user_model, "sam", "supervisor")
+    table = make_table(seats=6)
+    floor = log_in(browsers(), daphne.url, "sam", "/floor/")
+    native = []
+    floor.on("dialog", lambda d: (native.append(d.type), d.dismiss()))
+    expect(floor.locator("#status")).to_have_attribute("data-state", "open")
+    tile = floor.locator(f".tile[data-table='{table.pk}']")
+    dialog = floor.locator("#status-dialog")
+
+    tile.locator("button.close-table").click()
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("h2")).to_have_text("Close Live T")
+    expect(floor.locator("#status-reason")).to_be_focused()
+    assert [b for b in dialog.locator("menu button").all() if b.bounding_box()["height"] < 44] == []
+    floor.keyboard.type("dealer sick, no relief")
+    floor.keyboard.press("Enter")
+    expect(dialog).to_be_hidden()
+    expect(tile.locator("button.open-table")).to_have_text("Open…")
+    expect(tile.locator(".status-change")).to_contain_text("dealer sick, no relief")
+    assert Table.objects.get(pk=table.pk).is_open is False
+
+    tile.locator("button.open-table").click()  # then Escape: nothing happens
+    expect(dialog).to_be_visible()
+    floor.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    tile.locator("button.open-table").click()  # then confirm with no reason: the dialog stays
+    floor.locator("#status-confirm").click()
+    expect(dialog).to_be_visible()
+    floor.locator("#status-cancel").click()
+    expect(dialog).to_be_hidden()
+    floor.wait_for_timeout(300)
+    assert Table.objects.get(pk=table.pk).is_open is False
+    assert TableStatusChange.objects.filter(table=table).count() == 1
+
+    tile.locator("button.open-table").click()  # the same tile, now its Open button: opens
+    floor.fill("#status-reason", "relief dealer here")
+    floor.locator("#status-confirm").click()
+    expect(tile.locator("button.close-table")).to_have_text("Close…")
+    expect(tile.locator(".status-change")).to_contain_text("relief dealer here")
+    assert Table.objects.get(pk=table.pk).is_open is True
+    assert [c.by for c in TableStatusChange.objects.filter(table=table)] == ["sam", "sam"]
+
+    tile.locator("button.close-table").click()  # and closes again: the button acts on the table as it is now
+    expect(dialog.locator("h2")).to_have_text("Close Live T")
+    floor.keyboard.type("end of the game")
+    floor.keyboard.press("Enter")
+    expect(tile.locator("button.open-table")).to_have_text("Open…")
+    assert Table.objects.get(pk=table.pk).is_open is False
+    assert native == []  # never the browser's own prompt
+    assert floor.errors == []
