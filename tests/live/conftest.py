@@ -75,6 +75,11 @@ async def receive_until(communicator, predicate, timeout=10):
 def make_table(seats=6, **config):
     table = table_create(name="Live T", config={"seats": seats, **config}, created_by="test")
     place_boxes(table)  # a person opens rounds only with the table's boxes placed
+    # The placements' floor rows are published from a thread after a short window: sent
+    # before the test's own sockets listen, so none of them is taken for the test's news.
+    from tables.events import publisher
+
+    publisher.drain(timeout=10)
     return table
 
 
