@@ -491,8 +491,8 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
     seat = seat or SeatIdentity(player)
     patron = seat.patron
     entry = listed_entry(player, patron, also=seat.candidates) or _confirmed_entry(player, patron)
-    now = timezone.now()
     if entry is not None:
+        now = timezone.now()  # read only for a row written: a command's clock is its own
         hit = ExclusionHit(
             action=action, entry=entry, patron=patron, player=printed(player)[:64], table_id=table_id, amount=amount,
             employee=actor.name, created_at=now, gaming_day=calendar().gaming_day(now),
@@ -508,6 +508,7 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
     if reviews.filter(decision__decision="cleared").exists():
         return  # a supervisor looked: not the listed person (this seat id, this table, this entry)
     if not reviews.filter(decision__isnull=True, action=action).exists():
+        now = timezone.now()
         ExclusionReview.objects.create(
             action=action, entry=near, patron=patron, player=typed, player_fold=fold_name(player)[:400],
             table_id=table_id, amount=amount, employee=actor.name, employee_user_id=actor.user_id,
