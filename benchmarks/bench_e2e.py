@@ -322,11 +322,17 @@ def create_floor(tables: int) -> list[int]:
     from django.core.management import call_command
 
     from tables.events import publisher
-    from tables.management.commands.seed_demo import demo_table
-    from tables.management.commands.simulate_floor import SIM_CONFIG
+    from tables.management.commands.seed_demo import demo_table, place_boxes
+    from tables.management.commands.simulate_floor import SIM_CONFIG, SIM_PLAYER_PREFIX
 
     call_command("migrate", verbosity=0)
-    ids = [demo_table(f"E2E {n}", SIM_CONFIG, {s: f"E{n}-{s}" for s in (1, 2, 3, 4, 5)}, 1).pk for n in range(tables)]
+    ids = []
+    for n in range(tables):
+        # Seated under the simulator's own ids: it plays only the seats it knows are its own.
+        players = {s: f"{SIM_PLAYER_PREFIX}E{n}-{s}" for s in (1, 2, 3, 4, 5)}
+        table = demo_table(f"E2E {n}", SIM_CONFIG, players, 1)
+        place_boxes(table)  # a person opens a round only with the table's boxes placed
+        ids.append(table.pk)
     publisher.drain()
     return ids
 

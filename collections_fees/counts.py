@@ -209,6 +209,33 @@ def box_in_force(*, table, gaming_day: date, shift: str, slot: str = "fees") -> 
     return box["id"] if box else None
 
 
+def missing_boxes(*, table, gaming_day: date, shift: str, progressive: bool) -> list[str]:
+    """The slots a round at this table needs and has no box in for this gaming day and
+    shift: the fee box always, the jackpot box where the table offers a progressive.
+    Read from the locked table row (no query), like box_in_force."""
+    boxes = _boxes_on(table, gaming_day, shift)
+    needed = ("fees", "jackpot") if progressive else ("fees",)
+    return [slot for slot in needed if boxes[slot] is None]
+
+
+def missing_boxes_words(*, table_id: int, shift: str, slots: list[str]) -> str:
+    """What a refused round says is missing, naming the box to place (the table's own
+    registered box of that kind), e.g. "no fee box placed for the swing shift: place
+    FEES-7 first". One query, on the refusal only."""
+    registered = {}
+    for kind, identifier in DropBox.objects.filter(table_id=table_id, kind__in=slots).order_by(
+        "-registered_at", "-pk"
+    ).values_list("kind", "identifier"):
+        registered[kind] = identifier  # latest first: the earliest registered of each kind wins
+    words = {"fees": "fee box", "jackpot": "jackpot box"}
+    parts = []
+    for slot in slots:
+        box = registered.get(slot)
+        step = f"place {box} first" if box else f"register and place a {words[slot]} first"
+        parts.append(f"no {words[slot]} placed for the {shift} shift: {step}")
+    return "; ".join(parts) + " (a supervisor or the manager places boxes, on the Drop boxes page)"
+
+
 def boxes_now(tables, now: datetime | None = None) -> dict[int, dict]:
     """The boxes on these tables now, for the tablet and the floor, from the rows already
     read (no query): {table id: {"fees": identifier or None, "jackpot": ...}}."""

@@ -109,6 +109,9 @@ def snapshot_for(snapshot: dict, audience: str) -> dict:
     """`snapshot` (tables.selectors.server_snapshot) as `audience` may see it. The input is
     not changed: one snapshot is cut for several audiences."""
     shown = _snapshot_cards_for(snapshot, audience)
+    if audience != TABLET and "last_wagers" in shown:
+        # Last round's wagers are the dealer's "Same bets as last round", not the live view's.
+        shown = {key: value for key, value in shown.items() if key != "last_wagers"}
     return shown if audience == TABLET or not _offers_backline(snapshot) else _without_bettors(shown, {})
 
 

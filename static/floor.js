@@ -1,18 +1,23 @@
 // The floor dashboard: a tile per table, coloured by its state, and the list of alerts a
-// supervisor acknowledges. Kept live by /ws/floor/: the server sends every row on connect
-// (and every 30 s), then the rows that changed, batched (one message per server process
-// per 250 ms window); the page is drawn once per animation frame however many arrive, so
-// 250 busy tables stay smooth. Rows carry the table's seq: an older row (from a slower
+// supervisor acknowledges. Kept live by /ws/floor/: the server sends every row on connect,
+// then the rows that changed, batched (one message per server process per 250 ms window);
+// the page is drawn once per animation frame however many arrive, so 250 busy tables stay
+// smooth. Drawing changes only what changed (live/dom.js morph): a row equal to the one
+// drawn is not drawn again, and in a changed tile or the alert list an element whose data
+// is unchanged is left alone, so a button a person is reaching for is never swapped under
+// the finger. Rows carry the table's seq: an older row (from a slower
 // server process) is ignored. What each row says (state, alerts and their refs) is the
 // server's (tables/floor.py, floor_rows); this page only draws, sorts and filters.
 import { h, money, PHASE, STATUS_TEXT, Socket } from "./live.js";
+import { morph, morphChildren } from "./live/dom.js";
 import { groupAlerts, approvalsWaiting } from "./floor/alerts.js";
 import { reliefLines, askAgainIn } from "./floor/relief.js";
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const rows = new Map();
-  const tiles = new Map(); // table -> its tile element, redrawn when its row changes
+  const tiles = new Map(); // table -> its tile element, brought in line when its row changes
+  const drawn = new Map(); // table -> its row as last taken (JSON): an equal row is no change
   const dirty = new Set();
   let frame = null;
   const STATES = new Map(JSON.parse($("floor-states").textContent));
@@ -28,8 +33,12 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
   function take(row) {
     const had = rows.get(row.table);
     if (had && row.seq < had.seq) return;
+    const text = JSON.stringify(row);
+    if (had && drawn.get(row.table) === text) return; // the same row again: nothing to draw
+    drawn.set(row.table, text);
     if (row.retired) { // retired meanwhile: it leaves the floor (its records stay)
       rows.delete(row.table);
+      drawn.delete(row.table);
       const tile = tiles.get(row.table);
       if (tile) tile.remove();
       tiles.delete(row.table);
@@ -105,17 +114,33 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
       `${c.action[0].toUpperCase()}${c.action.slice(1)} by ${c.by} at ${laTime(c.at)}: ${c.reason}`);
   }
 
-  // Open or close the table from its tile, with a reason (asked in a dialog, so a row
-  // redrawn meanwhile loses nothing). The row that follows shows the change.
+  // Open or close the table from its tile, with a reason asked in the page's own dialog
+  // (keyboard: Enter confirms, Escape cancels; large buttons for a finger). The dialog is
+  // apart from the tiles, so a row redrawn meanwhile loses nothing. The row that follows
+  // shows the change.
+  function askReason(r, open) {
+    const dialog = $("status-dialog");
+    const reason = $("status-reason");
+    $("status-title").textContent = `${open ? "Open" : "Close"} ${r.name}`;
+    $("status-confirm").textContent = open ? "Open the table" : "Close the table";
+    reason.value = "";
+    dialog.returnValue = "";
+    return new Promise((resolve) => {
+      dialog.onclose = () => resolve(dialog.returnValue === "confirm" && reason.value.trim() ? reason.value.trim() : null);
+      dialog.showModal();
+      reason.focus();
+    });
+  }
+
   function tileControls(r) {
     const open = !r.open;
     const label = open ? "Open…" : "Close…";
     return h("div", { class: "tile-controls", onclick: (e) => { e.preventDefault(); e.stopPropagation(); } },
-      h("button", { type: "button", class: `quiet ${open ? "open-table" : "close-table"}`, onclick: (e) => {
+      h("button", { type: "button", class: `quiet ${open ? "open-table" : "close-table"}`, "data-key": `${r.table} ${open} ${r.name}`, onclick: async (e) => {
         e.preventDefault();
-        const reason = window.prompt(`Why ${open ? "open" : "close"} ${r.name}?`);
-        if (reason === null || !reason.trim()) return;
         const button = e.currentTarget;
+        const reason = await askReason(r, open);
+        if (reason === null) return;
         button.disabled = true;
         fetch(`/api/tables/${r.table}/open`, {
           method: "POST", credentials: "same-origin",
@@ -173,12 +198,16 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
 
   function alertItem(r, a) {
     const where = a.kind.startsWith("approval_") ? h("a", { href: "/staff/approvals/" }, a.text) : a.text;
-    return h("li", { class: `alert-item ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-table": r.table, "data-kind": a.kind },
+    return h("li", { class: `alert-item ${a.kind} ${a.ack ? "acknowledged" : ""}`, "data-table": r.table, "data-kind": a.kind,
+      "data-key": alertKey(r, a) },
       h("a", { class: "table-name", href: `/tables/${r.table}/` }, r.name), " ", where, " ",
       ALERT_ACTIONS[a.kind] ? ALERT_ACTIONS[a.kind](r, a) : null, " ",
       a.ack ? h("span", { class: "muted ack" }, `seen by ${a.ack.by} at ${laTime(a.ack.at)}`)
         : h("button", { class: "quiet", onclick: (e) => acknowledge(r, a, e.currentTarget) }, "Acknowledge"));
   }
+
+  // What an alert's listeners act on: the table, the alert and what it carries.
+  const alertKey = (r, a) => JSON.stringify([r.table, r.name, a.kind, a.ref, a.seat ?? null, a.award ?? null]);
 
   // Alerts of one kind at several tables are one line: the kind, then each table with
   // its own detail and action, and one button that acknowledges them all.
@@ -193,7 +222,8 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
     const open = group.filter(([, a]) => !a.ack);
     const title = KIND_TITLE[kind] || kind.replace(/_/g, " ");
     const all = (e) => { e.currentTarget.disabled = true; for (const [r, a] of open) acknowledge(r, a, e.currentTarget); };
-    return h("li", { class: `alert-item alert-group ${kind} ${open.length ? "" : "acknowledged"}`, "data-kind": kind, "data-count": group.length },
+    return h("li", { class: `alert-item alert-group ${kind} ${open.length ? "" : "acknowledged"}`, "data-kind": kind, "data-count": group.length,
+      "data-key": JSON.stringify([kind, ...group.map(([r, a]) => alertKey(r, a))]) },
       h("strong", {}, `${title} · ${group.length} tables`),
       h("ul", { class: "group-tables" }, ...group.map(([r, a]) => h("li", { "data-table": r.table, class: a.ack ? "acknowledged" : "" },
         h("a", { class: "table-name", href: `/tables/${r.table}/` }, r.name),
@@ -205,13 +235,13 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
 
   function drawAlerts(all) {
     const { open, seen, lines: groups } = groupAlerts(all);
-    $("alert-count").textContent = `${open} to see${seen ? `, ${seen} seen` : ""}`;
+    setText($("alert-count"), `${open} to see${seen ? `, ${seen} seen` : ""}`);
     const lines = groups.map(([kind, group]) => (group.length === 1 ? alertItem(...group[0]) : alertGroup(kind, group)));
-    $("alert-list").replaceChildren(...(lines.length ? lines : [h("li", { class: "muted" }, "No alert.")]));
+    morphChildren($("alert-list"), lines.length ? lines : [h("li", { class: "muted" }, "No alert.")]);
     const waiting = approvalsWaiting(all);
     const banner = $("approvals-banner");
-    banner.hidden = waiting === 0;
-    banner.textContent = `${waiting} approval${waiting === 1 ? "" : "s"} waiting: open the queue`;
+    if (banner.hidden !== (waiting === 0)) banner.hidden = waiting === 0;
+    setText(banner, `${waiting} approval${waiting === 1 ? "" : "s"} waiting: open the queue`);
   }
 
   // A supervisor acts on an alert from here with a table command: confirms a percentage
@@ -271,27 +301,35 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
   setInterval(() => { for (const r of rows.values()) if (r.window && r.window.deadline) dirty.add(r.table);
     if (dirty.size && frame === null) frame = requestAnimationFrame(draw); }, 15000);
 
+  // A text set only when it differs: setting the same text replaces the text node.
+  function setText(el, text) {
+    if (el.textContent !== text) el.textContent = text;
+  }
+
   function draw() {
     frame = null;
     const container = $("floor-tiles");
     for (const id of dirty) {
-      const el = tileEl(rows.get(id));
+      const r = rows.get(id);
+      const fresh = tileEl(r);
+      fresh.hidden = !shown(r);
       const old = tiles.get(id);
-      if (old) old.replaceWith(el); else container.append(el);
-      tiles.set(id, el);
+      tiles.set(id, old ? morph(old, fresh) : container.appendChild(fresh));
     }
     dirty.clear();
     const all = [...rows.values()].sort(SORTS[$("floor-sort").value] || SORTS.name);
-    for (const r of all) {
+    all.forEach((r, index) => {
       const el = tiles.get(r.table);
-      el.hidden = !shown(r);
-      container.append(el); // in sort order (moves, does not copy)
-    }
+      if (el.hidden !== !shown(r)) el.hidden = !shown(r);
+      // In sort order; a tile already in its place is not moved (a move is a removal).
+      const here = container.children[index];
+      if (here !== el) container.insertBefore(el, here || null);
+    });
     drawAlerts(all);
     const alerts = all.reduce((n, r) => n + unacknowledged(r), 0);
-    $("floor-summary").textContent =
+    setText($("floor-summary"),
       `${all.filter((r) => r.open).length} open of ${all.length} tables · ${alerts} alert${alerts === 1 ? "" : "s"} · ` +
-      `fees today ${money(all.reduce((n, r) => n + r.fees_today, 0))}`;
+      `fees today ${money(all.reduce((n, r) => n + r.fees_today, 0))}`);
   }
 
   // --- the relief panel (tables/relief.py board_message) ----------------------------------
@@ -306,11 +344,15 @@ import { reliefLines, askAgainIn } from "./floor/relief.js";
     const lines = reliefLines(relief, Date.now());
     const list = (cls, itemCls, items, attrs = {}) =>
       (items.length ? h("ul", { class: cls, ...attrs }, ...items.map((text) => h("li", { class: itemCls }, text))) : null);
-    section.replaceChildren(section.querySelector("h2"),
+    // Only nodes: replaceChildren would write a missing part (null) as the text "null".
+    const parts = [
+      section.querySelector("h2").cloneNode(true),
       lines.planned ? null : h("p", { class: "muted" }, "No relief plan for this shift."),
       h("ul", { class: "relief-next" }, ...lines.next.map((text) => h("li", { class: "relief-push" }, text))),
       list("relief-late", "relief-late-dealer", lines.late, { role: "alert" }),
-      list("relief-handovers", "relief-handover", lines.handovers));
+      list("relief-handovers", "relief-handover", lines.handovers),
+    ].filter((part) => part !== null);
+    morphChildren(section, parts);
   }
   function takeRelief(board) {
     relief = board;

@@ -110,6 +110,8 @@ function showError(code, technical) {
   const detail = code === "below_table_min" || code === "above_table_max"
     ? `Ante ${money(limits.ante_min)} to ${money(limits.ante_max)}` + (limits.trips_min || limits.trips_max
       ? `; Trips ${money(limits.trips_min)} to ${money(limits.trips_max)}.` : ".")
+    // Which box is missing and which to place, in the server's words.
+    : code === "box_missing" ? technical
     : "";
   // Refused because the right to drive here was lost: said as such, not as a generic refusal.
   const title = code === "not_authorized" && ctx.status === "not_allowed" ? `Refused, not sent again: ${LOST_RIGHT.toLowerCase()}`

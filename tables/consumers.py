@@ -35,6 +35,7 @@ makes it check again at once, and before its next command.
 """
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -66,9 +67,11 @@ from .services import CommandOutcome, command_execute
 NOT_LOGGED_IN = 4401
 NOT_ALLOWED = 4403
 NO_SUCH_TABLE = 4404
-# The floor's full refresh: mends a row lost on the way and ages the "idle" alerts. With
+# The floor's periodic re-read: mends a row lost on the way and ages the "idle" alerts. With
 # the in-memory layer (the embedded default) a command run by another process, such as
-# simulate_floor, cannot reach this one, so the floor re-reads the tables more often.
+# simulate_floor, cannot reach this one, so the floor re-reads the tables more often. A
+# screen is sent only the rows (and the relief board) that differ from what it was last
+# sent: an idle floor gets no message, and its screen has nothing to redraw.
 FLOOR_REFRESH_SECONDS = 30
 FLOOR_REFRESH_IN_MEMORY_SECONDS = 2
 # A floor batch older than this reached a screen that fell behind (its queue held a
@@ -473,6 +476,11 @@ class FloorConsumer(_LoggedInConsumer):
 
     refresher: asyncio.Task | None = None
     caught_up_at = 0.0  # when this screen last got a full floor for falling behind
+    # What this screen was last sent by a full floor or a re-read: each row (JSON) by table,
+    # and the relief board. (The batches of changed rows are not noted: a re-read may send
+    # one of those rows again, which the screen ignores as unchanged.)
+    sent_rows: dict | None = None
+    sent_relief: str | None = None
 
     def allowed(self, actor: Actor) -> bool:
         return actor.role in READERS
@@ -487,13 +495,35 @@ class FloorConsumer(_LoggedInConsumer):
         await self._send_floor()
 
     async def _send_floor(self):
-        await self.send_json(await in_db_thread(_floor_message)())
+        message = await in_db_thread(_floor_message)()
+        self._note_sent(message)
+        await self.send_json(message)
+
+    def _note_sent(self, message: dict) -> None:
+        self.sent_rows = {row["table"]: json.dumps(row, sort_keys=True) for row in message["rows"]}
+        self.sent_relief = json.dumps(message["relief"], sort_keys=True)
 
     async def _refresh(self):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)
         while True:
             await asyncio.sleep(FLOOR_REFRESH_IN_MEMORY_SECONDS if in_memory else FLOOR_REFRESH_SECONDS)
-            await self._send_floor()
+            await self._send_changes()
+
+    async def _send_changes(self):
+        """The floor re-read; sent are only the rows and the relief board that changed."""
+        message = await in_db_thread(_floor_message)()
+        before, relief_before = self.sent_rows or {}, self.sent_relief
+        if set(before) - {row["table"] for row in message["rows"]}:
+            # A table left the floor meanwhile: a whole floor, as on connect.
+            self._note_sent(message)
+            await self.send_json(message)
+            return
+        self._note_sent(message)
+        changed = [row for row in message["rows"] if before.get(row["table"]) != self.sent_rows[row["table"]]]
+        if changed:
+            await self.send_json({"type": "rows", "rows": changed})
+        if self.sent_relief != relief_before:
+            await self.send_json(message["relief"])
 
     async def disconnect(self, code):
         await super().disconnect(code)

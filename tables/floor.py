@@ -113,6 +113,8 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         )
     }
     tablets = presence.tablets_connected(ids)
+    # A tablet is missed only where one connected during this shift and is gone now.
+    tablets_this_shift = presence.tablets_seen_this_shift(ids)
     # A tablet is missed only where a dealer is assigned now (the assignments can_drive reads).
     staffed = set(
         DealerAssignment.objects.filter(
@@ -153,7 +155,7 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         _floor_row(
             t, now, fees.get(t.pk, 0), rounds.get(t.pk, {}), tablets[t.pk], failing.get(t.pk), waiting.get(t.pk, []),
             meters.get(_meter_name(t.state)),
-            boxes[t.pk], t.pk in staffed, logins_locked.get(t.pk),
+            boxes[t.pk], t.pk in staffed, logins_locked.get(t.pk), t.pk in tablets_this_shift,
         )
         for t in tables
     ]
@@ -268,7 +270,7 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
 
 def _floor_row(
     table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None, staffed=True,
-    login_locked=None,
+    login_locked=None, tablet_this_shift=False,
 ) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
@@ -288,9 +290,10 @@ def _floor_row(
         alerts.append({"kind": "offer_pending", "text": f"Bank offered to seat {rot.offer_seat}"})
     if rounds.get("voids_today"):
         alerts.append({"kind": "void", "text": f"{rounds['voids_today']} void(s) today, last: {table.last_void}"})
-    # A missing tablet matters where a game is on (an open table with players or a round)
-    # and a dealer is assigned now: at a table nobody is to drive, no tablet is expected.
-    if is_open and staffed and not tablets and (game.occupants or rnd):
+    # A missing tablet matters where a game is on (an open table with players or a round),
+    # a dealer is assigned now, and the table's tablet connected during this shift and is
+    # gone: at a table nobody is to drive, or nobody has dealt yet, no tablet is missed.
+    if is_open and staffed and tablet_this_shift and not tablets and (game.occupants or rnd):
         alerts.append({"kind": "tablet_disconnected", "text": "Tablet disconnected"})
     if failing:
         alerts.append(

@@ -10,9 +10,15 @@ without saying goodbye stops counting after TTL seconds.
 import time
 
 from django.core.cache import cache
+from django.utils import timezone
+
+from cardroom.gaming_day import calendar
 
 TTL = 60  # seconds; the tablet page sends a heartbeat every HEARTBEAT seconds
 HEARTBEAT = 20
+# A table's tablet, once connected, is remembered for its gaming day and shift this long
+# (longer than any shift): the floor misses a tablet only where one was there this shift.
+SEEN_TTL = 24 * 3600
 
 
 def _key(table_id: int) -> str:
@@ -21,6 +27,16 @@ def _key(table_id: int) -> str:
 
 def _live(entries: dict | None, now: float) -> dict:
     return {channel: expiry for channel, expiry in (entries or {}).items() if expiry > now}
+
+
+def _shift_key(table_id: int) -> str:
+    return f"tablet-shift:{table_id}"
+
+
+def _shift_now() -> str:
+    """The gaming day and shift now, as the presence marks name them."""
+    now = timezone.now()
+    return f"{calendar().gaming_day(now)}/{calendar().shift(now)}"
 
 
 def tablet_seen(table_id: int, channel_name: str) -> bool:
@@ -32,6 +48,7 @@ def tablet_seen(table_id: int, channel_name: str) -> bool:
     new = channel_name not in entries
     entries[channel_name] = now + TTL
     cache.set(_key(table_id), entries, TTL)
+    cache.set(_shift_key(table_id), _shift_now(), SEEN_TTL)
     return new
 
 
@@ -45,6 +62,15 @@ def tablets_connected(table_ids: list[int]) -> dict[int, int]:
     now = time.time()
     found = cache.get_many([_key(t) for t in table_ids])
     return {t: len(_live(found.get(_key(t)), now)) for t in table_ids}
+
+
+def tablets_seen_this_shift(table_ids: list[int]) -> set[int]:
+    """The tables whose tablet connected during the gaming day and shift now (and may be
+    gone since): only there is a missing tablet news. A table nobody has dealt this
+    shift has had no tablet to lose."""
+    shift = _shift_now()
+    found = cache.get_many([_shift_key(t) for t in table_ids])
+    return {t for t in table_ids if found.get(_shift_key(t)) == shift}
 
 
 # --- commands the server failed to execute (an error, not a refusal) ---------------------

@@ -38,7 +38,45 @@ def server_snapshot(table: Table) -> dict:
         # The drop boxes on the table now (collections_fees/counts.py), for the tablet's bar.
         "boxes": boxes_now([table])[table.pk],
         "void_request": pending_void(table),
+        "last_wagers": last_wagers(table),
     }
+
+
+def last_wagers(table: Table) -> dict:
+    """Each seat's wagers in the table's last round, for the tablet's "Same bets as last
+    round" (a tap the dealer makes, never a default): {seat: {"player", "ante", "trips",
+    "pairs", "bad_beat", "progressive"}}, only for a seat whose occupant now is the player
+    who made them, and only while wagers are taken (between rounds, or betting). One
+    indexed query (the round's number is unique per table), otherwise none. The Blind is
+    left out (the engine makes it equal to the Ante), and so is the Play (a decision)."""
+    state = table.state or {}
+    current = state.get("round")
+    if current is not None and current.get("phase") != "betting":
+        return {}
+    last = (state.get("rounds_opened") or 0) - (1 if current is not None else 0)
+    occupants = state.get("occupants") or {}
+    if last < 1 or not occupants:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_LAST_WAGERS_SQL, (table.pk, last, table.pk, last))
+        rows = cursor.fetchall()
+    seats: dict[str, dict] = {}
+    for seat, player, kind, amount in rows:
+        if occupants.get(str(seat)) != player:
+            continue
+        entry = seats.setdefault(str(seat), {"player": player})
+        entry[kind] = True if kind == "progressive" else amount
+    return seats
+
+
+# A round's own wagers placed before the cards (not the backline's) and its progressive contributions, by seat.
+_LAST_WAGERS_SQL = """
+SELECT w.seat, w.player, w.kind, w.amount FROM rounds_wager w JOIN rounds_round r ON r.id = w.round_id
+ WHERE r.table_id = %s AND r.number = %s AND NOT w.backline AND w.kind IN ('ante', 'trips', 'pairs', 'bad_beat')
+UNION ALL
+SELECT j.seat, j.player, 'progressive', 0 FROM collections_fees_jackpotentry j JOIN rounds_round r ON r.id = j.round_id
+ WHERE r.table_id = %s AND r.number = %s AND j.kind = 'contribution' AND j.seat IS NOT NULL
+"""
 
 
 def pending_void(table: Table) -> dict | None:

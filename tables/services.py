@@ -23,6 +23,7 @@ from cardroom.access import SYSTEM, Actor, can_drive_row
 from cardroom.audit import audit_chained, audit_entry, audit_record
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
+from collections_fees.counts import missing_boxes, missing_boxes_words
 from collections_fees.models import FeeRate, FeeSchedule
 from rounds.engine.errors import CommandError
 from rounds.engine.records import JackpotMoved, RoundSettled, RoundVoided
@@ -490,9 +491,27 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
     if not table.is_open:
         raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
     game = TableGame.from_dict(table.state)
+    _require_boxes(table, game, command, actor, stamp)
     approved = _approved(table, game, command, actor)
     approved = _patron_gate(table, game, approved, actor)
     return _Checked(approved, command_id, stamp, game)
+
+
+def _require_boxes(table: Table, game: TableGame, command, actor: Actor, stamp: recording.Stamp) -> None:
+    """No round without its boxes: a person opens a round only when the table's fee box
+    (and its jackpot box, where it offers a progressive) is placed for this gaming day and
+    shift, so every fee and contribution of the round goes into a box the count team
+    counts. A table left open across a shift turn needs the new shift's boxes. Read from
+    the locked row (no query); the refusal names what to place. System processes (replay
+    files, the demo seed) are exempt: they state what happened."""
+    if actor.is_system or not isinstance(command, dict) or command.get("type") != "open_round":
+        return
+    progressive = game.config.side_bets.progressive is not None
+    slots = missing_boxes(table=table, gaming_day=stamp.gaming_day, shift=stamp.shift, progressive=progressive)
+    if slots:
+        raise CommandError(
+            "box_missing", missing_boxes_words(table_id=table.pk, shift=stamp.shift, slots=slots)
+        )
 
 
 def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _Done:

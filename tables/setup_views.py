@@ -84,6 +84,7 @@ def table_setup(request, table_id: int, section: str | None = None):
         "preview": (review or {}).get("preview") or (fee_preview(fees, SAMPLE_ANTES, table.seats) if fees else None),
         "meter": JackpotMeter.objects.filter(name=progressive["meter"]["name"]).first() if progressive else None,
         "boxes": boxes_now([table])[table.pk],
+        "progressive": bool(progressive),
         "status": TableStatusChange.objects.filter(table=table).select_related("by_user")[:10],
     })
 

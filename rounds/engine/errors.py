@@ -24,6 +24,8 @@ ERROR_CODES = frozenset(
     + ["check_required"]
     # The service's: a TPPP seated under a badge or company their patron record does not name.
     + ["tppp_mismatch"]
+    # The service's: a person's open_round at a table without its boxes for this shift.
+    + ["box_missing"]
 )
 
 

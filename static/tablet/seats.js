@@ -13,7 +13,11 @@ export function createSeats(ctx) {
   const tap = (...args) => ctx.tap(...args);
   const showError = (...args) => ctx.showError(...args);
   const confirmThen = (...args) => ctx.confirmThen(...args);
-  const drafts = {}; // seat -> {ante, trips}: what the dealer typed, kept across redraws
+  // What the dealer typed in a seat's fields, kept across redraws of this round only, for
+  // this occupant only: each new round and each new player starts from the snapshot (the
+  // table's minimum Ante, no side bets), so nothing typed earlier is ever placed again.
+  const drafts = new Map(); // "round:seat:player" -> {ante, trips, side bets}
+  const draftKey = (seat) => `${game().round ? game().round.number : "-"}:${seat.seat}:${seat.player || ""}`;
   const backlineDrafts = {}; // seat -> {bettor, ante, trips, open}: a backline being typed
   const sitDrafts = {}; // seat -> the player id typed, or filled by the patron panel's Seat
 
@@ -147,11 +151,14 @@ export function createSeats(ctx) {
   function wagerForm(seat, waiting) {
     const n = seat.seat;
     const limits = ctx.page.posted.limits;
-    const draft = drafts[n] || (drafts[n] = {
+    const key = draftKey(seat);
+    for (const kept of drafts.keys()) if (kept.split(":")[1] === String(n) && kept !== key) drafts.delete(kept);
+    if (!drafts.has(key)) drafts.set(key, {
       ante: seat.wager ? seat.wager.ante / 100 : (limits.ante_min || ctx.page.posted.ante_presets[0]) / 100,
       trips: seat.wager && seat.wager.trips ? seat.wager.trips / 100 : "",
       ...sideBetDraft(seat.wager),
     });
+    const draft = drafts.get(key);
     const submit = (anteText) => {
       const a = toCents(anteText);
       const t = String(draft.trips).trim() === "" ? 0 : toCents(draft.trips);
@@ -169,9 +176,26 @@ export function createSeats(ctx) {
       onclick: () => { draft.ante = cents / 100; submit(String(cents / 100)); },
     }, money(cents).replace(".00", "")));
     return h("form", { class: "wager", onsubmit: (e) => { e.preventDefault(); submit(draft.ante); } },
-      h("div", { class: "presets" }, ...presets),
+      h("div", { class: "presets" }, ...presets), sameAsLastRound(seat, waiting),
       h("label", {}, "Ante $", ante), h("label", {}, "Trips $", trips), ...sideBetInputs(n, draft),
       h("button", { type: "submit", class: "primary", disabled: waiting }, seat.wager ? "Change" : "Bet"));
+  }
+
+  // "Same bets as last round": this occupant's wagers of the table's last round, from the
+  // snapshot (tables.selectors.last_wagers), placed only by this tap, which names them first.
+  // Side bets the table no longer offers are left out.
+  function sameAsLastRound(seat, waiting) {
+    const last = ((ctx.snapshot && ctx.snapshot.last_wagers) || {})[seat.seat];
+    if (!last || seat.wager || last.player !== seat.player || !last.ante) return null;
+    const command = { type: "wager", seat: seat.seat, ante: last.ante };
+    const named = [`Ante ${money(last.ante)}`];
+    if (last.trips) { command.trips = last.trips; named.push(`Trips ${money(last.trips)}`); }
+    for (const [name, label] of SIDE_AMOUNTS) {
+      if (last[name] && offered()[name]) { command[name] = last[name]; named.push(`${label} ${money(last[name])}`); }
+    }
+    if (last.progressive && offered().progressive) { command.progressive = true; named.push(`Progressive ${money(offered().progressive.wager)}`); }
+    return h("button", { type: "button", class: "same-bets", disabled: waiting, onclick: () => tap(command) },
+      `Same bets as last round: ${named.join(" · ")}`);
   }
 
   // --- side bets (game-rules 10): only those the table offers (its posted rules) --------
@@ -217,6 +241,7 @@ export function createSeats(ctx) {
     const round = game().round;
     for (const seat of view().seats) {
       const signature = JSON.stringify([seat, queuedAt(seat.seat).map((e) => e.id), ctx.status === "open",
+        (ctx.snapshot.last_wagers || {})[seat.seat] || null,
         showHoles(), decidesNow(seat), round && round.number]);
       let el = container.querySelector(`:scope > .seat[data-seat="${seat.seat}"]`);
       if (el && seatDrawn.get(seat.seat) === signature) continue;

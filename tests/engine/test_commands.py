@@ -346,9 +346,10 @@ def test_every_engine_error_code_is_covered():
     codes = {code for _, _, code in CASES} | {code for _, _, code in SIDE_BET_REFUSALS} | {"award_unconfirmed"}
     # not_authorized and stale_version belong to the service layer (users, versions):
     # rounds/engine never raises them (nor the patron gate's: self_excluded, check_required,
-    # tppp_mismatch, tests/patron_aml). Every other code must have a refusal case here.
+    # tppp_mismatch, tests/patron_aml; nor box_missing, the service's drop-box check,
+    # tests/service/test_box_missing.py). Every other code must have a refusal case here.
     assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited", "config_not_approved", "self_excluded",
-                                   "check_required", "tppp_mismatch"}
+                                   "check_required", "tppp_mismatch", "box_missing"}
 
 
 def test_wager_limits_are_inclusive_and_a_wager_replaces_the_earlier_one():

@@ -14,6 +14,7 @@ from django.test import Client
 
 from cardroom.asgi import application
 from tables.services import command_execute, table_create
+from tests.boxes import place_boxes
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
 # The Host a browser sends with it: the origin check compares scheme, host and port.
@@ -72,7 +73,14 @@ async def receive_until(communicator, predicate, timeout=10):
 
 
 def make_table(seats=6, **config):
-    return table_create(name="Live T", config={"seats": seats, **config}, created_by="test")
+    table = table_create(name="Live T", config={"seats": seats, **config}, created_by="test")
+    place_boxes(table)  # a person opens rounds only with the table's boxes placed
+    # The placements' floor rows are published from a thread after a short window: sent
+    # before the test's own sockets listen, so none of them is taken for the test's news.
+    from tables.events import publisher
+
+    publisher.drain(timeout=10)
+    return table
 
 
 def assign_dealer(table, username: str = "ana"):

@@ -11,6 +11,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.test import Client
 
+from tables import presence
 from tables.events import WINDOW, publisher
 from tables.models import TableEvent
 
@@ -357,6 +358,8 @@ def test_the_floor_gets_every_table_then_the_latest_row_coalesced(session_cookie
         table = await amake_table()
         other = await amake_table()
         await assign_dealer_async(table)  # its tablet is expected
+        await sync_to_async(presence.tablet_seen)(table.pk, "tablet-socket")  # and was here this shift
+        await sync_to_async(presence.tablet_gone)(table.pk, "tablet-socket")
         floor = socket("/ws/floor/", session_cookie)
         assert (await floor.connect(timeout=TIMEOUT))[0]
         everything = await floor.receive_json_from(timeout=TIMEOUT)
@@ -438,7 +441,8 @@ def test_the_floor_shows_whether_the_tablet_is_connected(session_cookie):
         floor = socket("/ws/floor/", session_cookie)
         assert (await floor.connect(timeout=TIMEOUT))[0]
         rows = {r["table"]: r for r in (await floor.receive_json_from(timeout=TIMEOUT))["rows"]}
-        assert "tablet_disconnected" in [a["kind"] for a in rows[table.pk]["alerts"]]
+        # No tablet has connected this shift: none is missed (issue 35).
+        assert "tablet_disconnected" not in [a["kind"] for a in rows[table.pk]["alerts"]]
 
         viewer = socket(f"/ws/tables/{table.pk}/", session_cookie)  # a live view is no tablet
         assert (await viewer.connect(timeout=TIMEOUT))[0]
@@ -558,3 +562,33 @@ def test_an_event_is_encoded_once_per_kind_of_viewer_whatever_the_number_of_sock
 
     play(scenario)
     assert sorted(cut) == ["live", "tablet"]
+
+
+def test_an_idle_floor_is_sent_nothing_and_a_re_read_sends_only_what_changed(session_cookie, settings, monkeypatch):
+    """Issue 35: the floor's periodic re-read (every 2 s on the in-memory layer of `make
+    run`) sent every row again, and every screen redrew every tile. Now a screen is sent
+    only the rows that differ from what it was sent: nothing while the floor is idle."""
+    from tables import consumers
+    from tables.models import Table
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    monkeypatch.setattr(consumers, "FLOOR_REFRESH_IN_MEMORY_SECONDS", 0.3)
+
+    async def scenario():
+        table = await amake_table()
+        other = await amake_table()
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect(timeout=TIMEOUT))[0]
+        assert (await floor.receive_json_from(timeout=TIMEOUT))["type"] == "floor"
+        assert await floor.receive_nothing(timeout=2.5)  # several re-reads, nothing changed
+        # Changed where no publisher sees it (another process, on the in-memory layer):
+        await sync_to_async(lambda: Table.objects.filter(pk=table.pk).update(name="Renamed"))()
+        changed = await floor.receive_json_from(timeout=TIMEOUT)
+        assert changed["type"] == "rows"
+        assert [(r["table"], r["name"]) for r in changed["rows"]] == [(table.pk, "Renamed")]
+        assert other.pk not in [r["table"] for r in changed["rows"]]
+        assert await floor.receive_nothing(timeout=1.5)
+        await floor.disconnect()
+
+    asyncio.run(scenario())
+    connection.close()

@@ -160,19 +160,59 @@ def test_the_posted_rules_are_the_tables_configuration_in_full():
     assert posted["fees"]["rates"] == FEES["rates"]
 
 
+def tablet_came_and_went(table):
+    """The table's tablet connected this shift, then dropped."""
+    from tables import presence
+
+    presence.tablet_seen(table.pk, "tablet-socket")
+    presence.tablet_gone(table.pk, "tablet-socket")
+
+
 def test_a_missing_tablet_is_an_alert_only_where_a_game_is_on_and_a_dealer_is_assigned_now():
     quiet = make_table()
     assign_dealer(quiet)
+    tablet_came_and_went(quiet)
     assert "tablet_disconnected" not in kinds(row(quiet))  # open, nobody seated
     run(quiet.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     assert "tablet_disconnected" in kinds(row(quiet))
     unstaffed = make_table()
+    tablet_came_and_went(unstaffed)
     run(unstaffed.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     assert "tablet_disconnected" not in kinds(row(unstaffed))  # no dealer is to drive it now
     assignment = assign_dealer(unstaffed, "ben")
     assert "tablet_disconnected" in kinds(row(unstaffed))
     DealerAssignment.objects.filter(pk=assignment.pk).update(ended_at=timezone.now())  # relieved, nobody after
     assert "tablet_disconnected" not in kinds(row(unstaffed))
+
+
+def test_a_fresh_floor_misses_no_tablet_and_a_tablet_that_connected_then_dropped_is_missed():
+    """Issue 35: tables set up, dealers assigned, players seated, but no tablet has
+    connected this shift: nothing is disconnected. Once the tablet has been there and is
+    gone, the floor says so; while it is there, nothing."""
+    from tables import presence
+
+    tables = [make_table() for _ in range(3)]
+    for index, table in enumerate(tables):
+        assign_dealer(table, f"dealer-{index}")
+        run(table.pk, {"type": "sit", "seat": 1, "player": f"P-{index}"})
+    assert [t for t in tables if "tablet_disconnected" in kinds(row(t))] == []
+    presence.tablet_seen(tables[0].pk, "tablet-socket")
+    assert "tablet_disconnected" not in kinds(row(tables[0]))  # connected now
+    presence.tablet_gone(tables[0].pk, "tablet-socket")
+    assert "tablet_disconnected" in kinds(row(tables[0]))  # it was here this shift and is gone
+    assert [t for t in tables[1:] if "tablet_disconnected" in kinds(row(t))] == []
+
+
+def test_a_tablet_seen_in_an_earlier_shift_is_not_missed_in_this_one(monkeypatch):
+    from tables import presence
+
+    table = make_table()
+    assign_dealer(table)
+    run(table.pk, {"type": "sit", "seat": 1, "player": "P-1"})
+    monkeypatch.setattr(presence, "_shift_now", lambda: "2020-01-01/day")  # the tablet of a past shift
+    tablet_came_and_went(table)
+    monkeypatch.undo()
+    assert "tablet_disconnected" not in kinds(row(table))
 
 
 def test_a_floor_alert_acknowledged_stays_marked_until_a_new_occurrence(django_user_model):
@@ -182,6 +222,7 @@ def test_a_floor_alert_acknowledged_stays_marked_until_a_new_occurrence(django_u
     sup = django_user_model.objects.create_user("sam")
     table = make_table(seats=3)
     assign_dealer(table)
+    tablet_came_and_went(table)
     run(table.pk, {"type": "sit", "seat": 1, "player": "P-1"})
     (missing,) = [a for a in row(table)["alerts"] if a["kind"] == "tablet_disconnected"]
     assert missing["ack"] is None

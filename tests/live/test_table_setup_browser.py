@@ -73,8 +73,9 @@ def test_a_table_set_up_by_one_supervisor_approved_by_another_reaches_the_dealer
     # Opened from its floor tile, with a reason; the tile says who and when.
     floor = log_in(browsers(), daphne.url, "sam", "pw-sam", "/floor/")
     tile = floor.locator(f"a.tile[data-table='{table.pk}']")
-    floor.once("dialog", lambda dialog: dialog.accept("opening day"))
     tile.locator("button.open-table").click()
+    floor.fill("#status-reason", "opening day")  # the page's own dialog, not window.prompt
+    floor.locator("#status-confirm").click()
     expect(tile.locator(".status-change")).to_contain_text("Opened by sam")
     expect(tile.locator(".status-change")).to_contain_text("opening day")
 

@@ -1,6 +1,7 @@
 import pytest
 
 from tables.services import command_execute, table_create
+from tests.boxes import place_boxes
 from tests.engine.helpers import dealt_round
 
 
@@ -24,7 +25,10 @@ def full_round(players: list[int], *, bank=100000, ante=1000) -> list[dict]:
 
 @pytest.fixture
 def make_table(db):
-    def make(seats=6, **config):
-        return table_create(name="T", config={"seats": seats, **config}, created_by="test")
+    def make(seats=6, boxes=True, **config):
+        table = table_create(name="T", config={"seats": seats, **config}, created_by="test")
+        if boxes:
+            place_boxes(table)  # a person opens rounds only with the table's boxes placed
+        return table
 
     return make

@@ -8,6 +8,7 @@ from django.test import Client
 
 from cardroom.access import Actor
 from rounds.engine.errors import CommandError
+from tables import presence
 from tables.alerts import alert_acknowledge
 from tables.models import AlertAcknowledgement, Table
 from tables.floor import floor_rows
@@ -25,6 +26,8 @@ def _open_table_with_players(make_table):
     table = make_table()
     Table.objects.filter(pk=table.pk).update(is_open=True)
     assign_dealer(table)  # a tablet is expected: a dealer is assigned now
+    presence.tablet_seen(table.pk, "tablet-socket")  # its tablet was here this shift, and is gone
+    presence.tablet_gone(table.pk, "tablet-socket")
     run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)))
     return table
 

@@ -246,7 +246,7 @@ def demo_person(name: str, role: str) -> Actor:
 
 
 def test_a_person_cannot_state_when_a_box_was_registered_or_placed(make_table):
-    table = make_table()
+    table = make_table(boxes=False)
     supervisor, earlier = demo_person("sup-box", "supervisor"), timezone.now() - timedelta(hours=9)
     with pytest.raises(counts.CountError) as refused:
         counts.box_register(identifier="B-1", kind="fees", table_id=table.pk, actor=supervisor, at=earlier)
@@ -261,7 +261,7 @@ def test_a_person_cannot_state_when_a_box_was_registered_or_placed(make_table):
 
 
 def test_a_stated_time_without_its_zone_is_refused(make_table):
-    table = make_table()
+    table = make_table(boxes=False)
     with pytest.raises(counts.CountError) as refused:
         counts.box_register(identifier="B-1", kind="fees", table_id=table.pk, actor=Actor.system("seed-test"),
                             at=timezone.now().replace(tzinfo=None))
@@ -281,7 +281,7 @@ def test_a_past_shift_too_short_for_the_demo_rounds_is_refused_and_nothing_is_se
 
 
 def test_a_box_is_not_placed_back_in_time_behind_a_later_placement(make_table):
-    table, system = make_table(), Actor.system("seed-test")
+    table, system = make_table(boxes=False), Actor.system("seed-test")
     now_box = counts.box_register(identifier="B-now", kind="fees", table_id=table.pk, actor=system)
     counts.box_place(table_id=table.pk, box_id=now_box.pk, actor=system)
     old_box = counts.box_register(identifier="B-old", kind="fees", table_id=table.pk, actor=system)

@@ -27,6 +27,7 @@ from tables.approvals import (
 from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, TableConfig, TableEvent
 from tables.selectors import server_snapshot
 from tables.services import command_execute, table_create, table_open_close, table_retire
+from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE
 
 from .test_access import assign, person
@@ -273,6 +274,7 @@ def royal(floor):
     """A progressive table, its dealer dan; seat 2 is to make a royal flush in its first
     five cards at showdown: a percentage award a supervisor confirms."""
     table = table_create(name="Royal", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    place_boxes(table)  # its fee and jackpot boxes: a person opens its rounds
     assign(floor["dan"], table, floor["sam"])
     return {**floor, "table": table}
 
