@@ -16,6 +16,7 @@ from tables.integrity import verify_meter
 from tables.models import Table, TableEvent
 from tables.selectors import server_snapshot
 from tables.services import command_execute, table_create
+from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE, SIDE_BETS
 from tests.patron_aml.conftest import person
 from tests.service.test_access import assign
@@ -56,6 +57,7 @@ def test_the_engine_records_a_withheld_award_and_the_fund_keeps_it():
 @pytest.fixture
 def d_table(db):
     table = table_create(name="D", config={"seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}, created_by="test")
+    place_boxes(table)  # a person opens a round only with the table's boxes placed
     dealer, sam = person("dan", "dealer"), person("sam", "supervisor")
     assign(dealer, table, sam)
     from cardroom.access import Actor

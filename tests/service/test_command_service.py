@@ -296,8 +296,11 @@ def test_events_are_published_only_after_commit(make_table, django_capture_on_co
     # commit so the command's own transaction never waits on that chain's head.
     publications = [c for c in callbacks if getattr(c, "func", None) is not None and c.func.__name__ == "_send_changed"]
     assert len(publications) == 1 and publications[0].args[1] == "sit"
-    assert [c for c in callbacks if c is link_pending] == [link_pending]
-    assert len(callbacks) == 3
+    # Linking runs once per transaction: registered by this block, or already by an audit
+    # row written earlier in the test's transaction (the table's boxes placed).
+    pending = [item[1] for item in connection.run_on_commit]
+    assert [c for c in callbacks if c is link_pending] == [link_pending] or link_pending in pending
+    assert len([c for c in callbacks if c is not link_pending]) == 2
 
 
 def test_queries_per_command_do_not_grow_with_seats(make_table):
