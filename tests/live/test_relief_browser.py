@@ -11,6 +11,7 @@ from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
 from tables.relief import handover_take, relief_plan_make
 from tables.services import command_execute, table_create
+from tests.boxes import place_boxes
 from tests.engine.helpers import seated_with_pd
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
@@ -34,6 +35,7 @@ def table(transactional_db):
     # Listed in rotation order by name: Bea's first push is to UTH-1, Dan's to a break.
     dan, _bea = person("dan", "dealer"), person("bea", "dealer")
     table = table_create(name="UTH-1", config=CONFIG, created_by="test")
+    place_boxes(table)  # a person opens a round only with the table's boxes placed
     for command in seated_with_pd([1, 2], pd=1):
         assert command_execute(table_id=table.pk, actor="test", command=command).ok
     now, cal = timezone.now(), calendar()
