@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from tables.models import Table
+from tests.boxes import place_boxes
 
 from .conftest import assign_dealer
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
@@ -81,6 +82,7 @@ def test_a_table_set_up_by_one_supervisor_approved_by_another_reaches_the_dealer
 
     # The dealer's tablet: seated players, a round, a Bad Beat wager, the new fees.
     assign_dealer(table, "ana")
+    place_boxes(table)  # the supervisor places the shift's boxes: no round opens without them
     tablet = log_in(browsers(), daphne.url, "ana", "pw-ana", f"/tables/{table.pk}/tablet/")
     expect(tablet.locator("#status")).to_have_text("Live")
     for command in ({"type": "sit", "seat": 1, "player": "P-1"}, {"type": "sit", "seat": 2, "player": "P-2"},
