@@ -7,6 +7,7 @@ from cardroom.gaming_day import calendar
 from patrons.identity import patron_create
 from tables.models import DealerAssignment
 from tables.services import table_create
+from tests.boxes import place_boxes
 
 
 def person(username, role):
@@ -33,6 +34,7 @@ def tables(people):
     made = [table_create(name=f"T{i}", config={"seats": 6}, created_by="test") for i in (1, 2)]
     now, cal = timezone.now(), calendar()
     for table in made:
+        place_boxes(table)  # a person opens a round only with the table's boxes placed
         DealerAssignment.objects.create(
             dealer=people["dealer"], table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
             assigned_by=people["supervisor"], assigned_at=now,
