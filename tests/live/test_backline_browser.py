@@ -54,7 +54,7 @@ def test_two_backlines_behind_a_seat_are_played_through_to_the_settlement(daphne
     tablet.click("button:has-text('Open round')")
     seat = tablet.locator(".seat[data-seat='2']")
     expect(seat.locator("details.backline-add")).to_have_count(0)  # nobody goes behind a seat without a wager
-    seat.locator("button:has-text('Bet')").click()
+    seat.locator("button[type=submit]:has-text('Bet')").click()
     expect(seat.locator(".wagers").first).to_have_text("Ante $5.00 · Blind $5.00")
 
     add_backline(seat, "B-Ann", "10", "5")

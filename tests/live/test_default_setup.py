@@ -110,11 +110,11 @@ def test_a_newcomer_plays_a_round_and_exports_the_collection_log_on_the_default_
             # wager, seat 3 with Trips.
             tablet.fill("input[name=bank]", "1000")
             tablet.click("button:has-text('Open round')")
-            tablet.locator(".seat[data-seat='1'] button:has-text('Bet')").click()
+            tablet.locator(".seat[data-seat='1'] button[type=submit]:has-text('Bet')").click()
             expect(tablet.locator(".seat[data-seat='1'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
             seat3 = tablet.locator(".seat[data-seat='3']")
             seat3.locator("input[name=trips]").fill("5")
-            seat3.locator("button:has-text('Bet')").click()
+            seat3.locator("button[type=submit]:has-text('Bet')").click()
             expect(seat3.locator(".wagers")).to_have_text("Ante $5.00 · Blind $5.00 · Trips $5.00")
             tablet.click("button:has-text('No more bets')")
             tablet.click("button:has-text('Shuffle and deal')")  # the server shuffles

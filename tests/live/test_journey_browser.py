@@ -182,7 +182,7 @@ def bet(tablet, seat: int, *, trips="", bad_beat="", pairs="", progressive=False
     for name, amount in (("bad_beat", bad_beat), ("pairs", pairs)):
         s.locator(f"input[name={name}]").fill(amount)
     s.locator("input[name=progressive]").set_checked(progressive)
-    s.locator("button:has-text('Bet')").click()
+    s.locator("button[type=submit]:has-text('Bet')").click()
     expect(s.locator(".wagers")).to_have_text(wagers)
 
 

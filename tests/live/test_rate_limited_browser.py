@@ -25,7 +25,7 @@ def test_a_rate_limited_tap_is_sent_again_and_never_shown_as_a_refusal(strict_da
     expect(tablet.locator("#status")).to_have_text("Live")
     tablet.fill("input[name=bank]", "1000")
     tablet.click("button:has-text('Open round')")  # takes the one token
-    tablet.click(".seat[data-seat='2'] button:has-text('Bet')")  # limited: waits for the next
+    tablet.click(".seat[data-seat='2'] button[type=submit]:has-text('Bet')")  # limited: waits for the next
     message = tablet.locator("#message")
     expect(message).to_have_attribute("data-code", "rate_limited")
     expect(message).to_have_class("message info")

@@ -172,7 +172,7 @@ def test_a_refusal_is_said_in_dollars_and_clears_on_the_next_accepted_tap_or_dis
     tablet.click("button:has-text('Open round')")
     seat2 = tablet.locator(".seat[data-seat='2']")
     seat2.locator("input[name=ante]").fill("1")
-    seat2.locator("button:has-text('Bet')").click()
+    seat2.locator("button[type=submit]:has-text('Bet')").click()
     banner = tablet.locator("#message")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("below the table minimum")
@@ -185,7 +185,7 @@ def test_a_refusal_is_said_in_dollars_and_clears_on_the_next_accepted_tap_or_dis
 
     seat3 = tablet.locator(".seat[data-seat='3']")
     seat3.locator("input[name=ante]").fill("5000")
-    seat3.locator("button:has-text('Bet')").click()
+    seat3.locator("button[type=submit]:has-text('Bet')").click()
     expect(banner).to_contain_text("above the table maximum")
     banner.locator("button.dismiss").click()
     expect(banner).to_be_hidden()

@@ -56,7 +56,7 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     seat2.locator("input[name=bad_beat]").fill("5")
     seat2.locator("input[name=pairs]").fill("2")
     seat2.locator("input[name=progressive]").check()
-    seat2.locator("button:has-text('Bet')").click()
+    seat2.locator("button[type=submit]:has-text('Bet')").click()
     expect(seat2.locator(".wagers")).to_have_text(
         "Ante $10.00 · Blind $10.00 · Trips $5.00 · Bad Beat $5.00 · Pairs $2.00 · Progressive $1.00"
     )

@@ -103,7 +103,7 @@ def test_a_table_set_up_by_one_supervisor_approved_by_another_reaches_the_dealer
     seat2.locator("input[name=trips]").fill("5")  # a Bad Beat goes with Trips (game-rules 10.1)
     seat2.locator("input[name=bad_beat]").fill("5")
     expect(seat2.locator("input[name=pairs]")).to_have_count(0)  # not offered
-    seat2.locator("button:has-text('Bet')").click()
+    seat2.locator("button[type=submit]:has-text('Bet')").click()
     expect(seat2.locator(".wagers")).to_have_text("Ante $10.00 · Blind $10.00 · Trips $5.00 · Bad Beat $5.00")
     tablet.click("button:has-text('No more bets')")
     expect(tile.locator(".fees .value")).to_have_text("$4.00")  # $2 the player, $2 the player-dealer's square

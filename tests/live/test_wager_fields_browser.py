@@ -25,7 +25,7 @@ def table(transactional_db, dealer):
 def bet(seat, ante, pairs):
     seat.locator("input[name=pairs]").fill(pairs)
     seat.locator("input[name=ante]").fill(ante)
-    seat.locator("button:has-text('Bet')").click()
+    seat.locator("button[type=submit]:has-text('Bet')").click()
 
 
 def test_a_wager_is_what_the_dealer_tapped_for_this_player_this_round(daphne, table, browsers):
