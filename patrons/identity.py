@@ -172,15 +172,15 @@ def duplicates_refused(patron: Patron, *, confirm: bool) -> list[Patron]:
     - a record of the same date of birth whose legal name folds alike may be the same
       person, or a namesake born the same day: `possible_duplicate_patron` until the
       caller confirms (`confirm`); the namesakes are returned for the caller's audit row.
-    The folds are computed here over candidates SQL narrows (an ID number at all; the
-    same date of birth): patrons are thousands, and this runs once per record written."""
+    The ID number is matched on its stored fold (an index); the names are folded here over
+    the candidates of the same date of birth."""
     others = Patron.objects.exclude(pk=patron.pk) if patron.pk else Patron.objects.all()
     number = fold_number(patron.id_number or "")
     if number:
-        ids = others.exclude(id_number="").values_list("number", "id_type", "id_number", "id_issuer")
-        for other_number, id_type, id_number, id_issuer in ids.iterator(chunk_size=2000):
-            if (fold_number(id_number) == number and _same_text(id_type, patron.id_type)
-                    and _same_text(id_issuer, patron.id_issuer)):
+        # The stored fold of each record's ID number (PatronKey.fold): an indexed equality.
+        ids = others.filter(keys__field="id_number", keys__fold=number).values_list("number", "id_type", "id_issuer")
+        for other_number, id_type, id_issuer in ids:
+            if _same_text(id_type, patron.id_type) and _same_text(id_issuer, patron.id_issuer):
                 raise PatronError(
                     "duplicate_patron",
                     f"the ID {patron.id_type or '(no type)'} {patron.id_number} of {patron.id_issuer or '(no issuer)'} "
