@@ -36,7 +36,7 @@ READ_ONLY_TABLES = {"django_migrations", "cardroom_databaseidentity"}
 # (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain),
 # the cash log's head (patrons.CashLog; its rows are the CashTransaction chain), and the
 # house audit chain's head (cardroom.AuditHouseHead; its rows are the AuditHouseLink chain).
-NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog", "cardroom_audithousehead"}
+NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog", "cardroom_audithousehead", "patrons_awardcashout"}
 
 
 def append_only_tables(cursor) -> dict[str, bool]:

@@ -1,4 +1,6 @@
-"""Progressive awards to self-excluded patrons (4 CCR 12464): withheld, not paid.
+"""Progressive awards: withheld from self-excluded patrons, and paid as the cash-outs they are.
+
+Withheld (4 CCR 12464): never paid.
 
 The rules engine pays the awards at settlement and knows nothing of the lists; the
 command service asks here which seats of the round are listed (`withheld_seats`) and
@@ -6,10 +8,21 @@ states them in the command (`withheld`), so the engine records those awards as w
 and the fund keeps them (rounds/engine/sidebets.py `pay_awards`). After the command,
 each withheld award is escalated (`escalate`): a hit for the floor and compliance
 (`/floor/patrons/`, `/compliance/self-exclusion/`) and an audit row.
+
+A cash-out (31 CFR 1021.313): a confirmed award records who won and how much
+(`award_confirmed`, called by the command service after `confirm_award`, in its
+transaction). It is `due` when its winner is a patron or an unidentified patron and, above
+the CTR line, the patron's record holds identification; otherwise it is `owed` until a
+supervisor or compliance officer other than the confirming supervisor identifies the
+winner (`award_identify`). Its cash payout names it and is written once
+(patrons/cash.py), for its amount, to its winner: then it is `paid` and counts in the
+winner's day.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from cardroom.access import Actor
@@ -17,8 +30,8 @@ from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.records import JackpotMoved
 
-from .identity import listed_entry, patron_of_player
-from .models import ExclusionHit
+from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, listed_entry, patron_of_player, person_of
+from .models import AwardCashOut, ExclusionHit, Patron, UnidentifiedPatron
 
 # The commands whose answer pays (or previews) the progressive awards.
 AWARD_COMMANDS = frozenset({"showdown", "settle", "confirm_award"})
@@ -64,3 +77,106 @@ def escalate(*, table_id: int, records, actor: Actor) -> list[ExclusionHit]:
                 detail={"seat": line.seat, "amount": line.amount, "round": record.round, "entry": entry.pk},
             )
     return hits
+
+
+def why_owed(patron: Patron | None, unidentified: UnidentifiedPatron | None, amount: int) -> str:
+    """What an award's winner lacks before it is paid, or "" when it can be paid: a
+    record (patron or unidentified patron), and above the CTR line the identification a
+    CTR is filed with (the patron's ID number on record)."""
+    if patron is None and unidentified is None:
+        return "the winner is no patron or unidentified patron on record"
+    if amount > settings.CARDROOM_CTR_THRESHOLD_CENTS and (patron is None or not patron.id_number):
+        return "above the CTR line: the winner's identification is recorded first"
+    return ""
+
+
+def _winner_id(patron: Patron | None, unidentified: UnidentifiedPatron | None) -> str:
+    return unidentified.player_id if unidentified is not None and patron is None else patron.number
+
+
+def award_confirmed(*, table_id: int, round_id: int, seat: int, player: str, hand: str, amount: int,
+                    actor: Actor) -> AwardCashOut:
+    """The award `actor` just confirmed, recorded as a cash-out: `due` to its winner, or
+    `owed` (with why) until a second person identifies them. In the command's transaction."""
+    identity = SeatIdentity(player)
+    patron, unidentified = identity.patron, identity.unidentified
+    why = why_owed(patron, unidentified, amount)
+    now = timezone.now()
+    award = AwardCashOut.objects.create(
+        table_id=table_id, round_id=round_id, seat=seat, player=player[:64], hand=str(hand)[:32], amount=amount,
+        confirmed_by=actor.name, confirmed_at=now, state="owed" if why else "due", why_owed=why,
+        winner="" if why else _winner_id(patron, unidentified),
+    )
+    audit_record(
+        actor=actor, action="award", table_id=table_id,
+        summary=(f"progressive award of {amount} cents at seat {seat} to {player} confirmed: "
+                 + (f"owed ({why})" if why else "due")),
+        detail={"award": award.pk, "round": round_id, "seat": seat, "amount": amount, "state": award.state},
+    )
+    return award
+
+
+def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
+    """A supervisor or compliance officer names an owed award's winner (a patron number or
+    card, or a U-id; above the CTR line a patron whose record holds identification). Not
+    the supervisor who confirmed it: two people, by user, for an award's money."""
+    if actor.role not in IDENTIFICATION_ROLES:
+        raise PatronError("not_authorized", "a supervisor or compliance officer identifies an award's winner")
+    if not isinstance(player, str) or not player.strip():
+        raise PatronError("unknown_patron", "name the winner (patron number, card or U-id)")
+    with transaction.atomic():
+        award = AwardCashOut.objects.select_for_update().filter(pk=award_id).first()
+        if award is None:
+            raise PatronError("unknown_award", f"no award {award_id}")
+        if award.state != "owed":
+            raise PatronError("wrong_state", f"the award is {award.state}, not owed")
+        if actor.name == award.confirmed_by:
+            raise PatronError("second_person_required",
+                              f"{actor.name} confirmed this award: another person identifies its winner")
+        identity = SeatIdentity(player)
+        patron, unidentified = identity.patron, identity.unidentified
+        if patron is None and unidentified is None:
+            raise PatronError("unknown_patron", f"no patron or unidentified patron {player.strip()!r}")
+        if listed_entry(player, patron) is not None:
+            # A listed winner's award is the list's to decide, not the cage's.
+            raise PatronError("self_excluded", "this winner is on a self-exclusion list: compliance decides")
+        why = why_owed(patron, unidentified, award.amount)
+        if why:
+            raise PatronError("identification_required", why)
+        award.state, award.winner = "due", _winner_id(patron, unidentified)
+        award.identified_by, award.identified_at = actor.name, timezone.now()
+        award.save(update_fields=["state", "winner", "identified_by", "identified_at"])
+        audit_record(
+            actor=actor, action="award", table_id=award.table_id,
+            summary=f"winner of the progressive award at seat {award.seat} (round {award.round_id}) identified as {award.winner}",
+            detail={"award": award.pk, "winner": award.winner},
+        )
+    return award
+
+
+def award_payable(award_round: int, award_seat: int, amount: int, patron: Patron | None,
+                  unidentified: UnidentifiedPatron | None) -> PatronError | None:
+    """Why a payout naming this award may not be written (read under the cash lock), or
+    None: an owed award waits for its winner; a due one is paid its amount, to its winner.
+    An award confirmed before awards were recorded as cash-outs has no row: as before."""
+    award = AwardCashOut.objects.select_for_update().filter(round_id=award_round, seat=award_seat).first()
+    if award is None:
+        return None
+    if award.state == "owed":
+        return PatronError("award_owed", f"the award is owed: {award.why_owed}; identify the winner first")
+    if award.amount != amount:
+        return PatronError("award_mismatch", f"the award is {award.amount} cents, not {amount}")
+    winner = SeatIdentity(award.winner)
+    same = (patron is not None and winner.patron is not None and
+            person_of(patron.pk).survivor == person_of(winner.patron.pk).survivor) or (
+        patron is None and unidentified is not None and winner.unidentified is not None
+        and unidentified.pk == winner.unidentified.pk)
+    if not same:
+        return PatronError("award_mismatch", f"the award is paid to its winner, {award.winner}")
+    return None
+
+
+def award_paid(award_round: int, award_seat: int, payout) -> None:
+    """The award's payout row was written: the award is paid (once: the row is unique)."""
+    AwardCashOut.objects.filter(round_id=award_round, seat=award_seat).update(state="paid", payout=payout)
+

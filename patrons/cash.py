@@ -31,6 +31,7 @@ from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import TableEvent
 
+from .awards import award_paid, award_payable
 from .identity import (
     IDENTIFICATION_ROLES,
     PatronError,
@@ -171,7 +172,7 @@ def cash_record(*, table_id: int, kind: str, amount, player: str, actor: Actor, 
         if refused is None and patron is None and unidentified is None:
             refused = PatronError("unknown_patron", f"no patron or unidentified patron {player!r}")
         if refused is None and award is not None:
-            refused = award_already_paid(*award)
+            refused = award_already_paid(*award) or award_payable(*award, amount, patron, unidentified)
         if refused is None and not confirm:
             refused = _possible_duplicate(patron, unidentified, kind, amount, now)
         if refused is None:
@@ -295,6 +296,8 @@ def _append(*, kind, amount, patron, unidentified, table_id, actor, note, now, m
     )
     row.row_hash = hashchain.link(row.prev_hash, row.chain_content(), row.hash_key)
     row.save(force_insert=True)
+    if award:
+        award_paid(*award, row)
     head.seq, head.head = row.seq, row.row_hash
     head.save(update_fields=["seq", "head", "chain_day"])
     # After commit, outside the database: where the log stands, at once (cash is rare and

@@ -89,6 +89,10 @@ class PatronError(CodedError):
             # another record, sent again with `confirm` when it is another person; a record
             # already merged into another, or a merge request that is not waiting.
             "possible_duplicate_patron", "already_merged", "unknown_merge",
+            # An award is a cash-out (patrons/awards.py): paid only once its winner is
+            # known (`award_owed`), to that winner and for its amount (`award_mismatch`);
+            # identified with a record that holds identification above the CTR line.
+            "award_owed", "award_mismatch", "identification_required",
         }
     )
 

@@ -580,3 +580,49 @@ class ExclusionReviewDecision(models.Model):
     decided_by = models.CharField(max_length=150)
     decided_by_user_id = models.IntegerField()
     decided_at = models.DateTimeField()
+
+
+class AwardCashOut(models.Model):
+    """A confirmed progressive award as the cash-out it is (31 CFR 1021.313: an award is
+    cash out of the house to its winner): who won, how much, and where its payment stands.
+
+    Written once by the award's confirmation (patrons/awards.py `award_confirmed`), in the
+    command's transaction. `owed` waits for a person: the winner names no patron or
+    unidentified patron, or the award is above the CTR line and the winner's record holds
+    no identification; a supervisor or compliance officer other than the confirming
+    supervisor identifies the winner (`due`). A due award is paid by the cash payout that
+    names it (`award_round`, `award_seat`), once (`paid`). Not "withheld": a withheld award
+    (a self-excluded winner) is never paid; an owed one is paid when its winner is known."""
+
+    STATES = [("owed", "owed"), ("due", "due"), ("paid", "paid")]
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey("rounds.Round", on_delete=models.PROTECT, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64, help_text="the winner's seat id as the round recorded it")
+    hand = models.CharField(max_length=32)
+    amount = models.PositiveBigIntegerField(help_text="cents, fixed at the confirmation")
+    confirmed_by = models.CharField(max_length=150)
+    confirmed_at = models.DateTimeField()
+    state = models.CharField(max_length=8, choices=STATES)
+    why_owed = models.CharField(max_length=200, blank=True, help_text="what the confirmation found missing")
+    winner = models.CharField(max_length=64, blank=True, help_text="the patron number or U-id the award is paid to")
+    identified_by = models.CharField(max_length=150, blank=True)
+    identified_at = models.DateTimeField(null=True, blank=True)
+    payout = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="award")
+
+    class Meta:
+        ordering = ["confirmed_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat"], name="award_cash_out_once"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="award_cash_out_positive"),
+            # Paid means its payout row exists; owed means no winner is named yet.
+            models.CheckConstraint(
+                condition=Q(state="paid", payout__isnull=False) | (~Q(state="paid") & Q(payout__isnull=True)),
+                name="award_cash_out_paid_has_its_row",
+            ),
+            models.CheckConstraint(condition=~Q(state="due", winner=""), name="award_cash_out_due_names_its_winner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"award round {self.round_id} seat {self.seat}: {self.state}"

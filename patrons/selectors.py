@@ -20,7 +20,7 @@ from tables.models import RotationLogEntry, SeatOccupancy
 
 from .folding import fold_name, near_name
 from .identity import person_of, survivors
-from .models import COUNTED_SQL, CashAlert, CashTransaction, ExclusionHit, ExclusionReview, Patron, UnidentifiedPatron
+from .models import COUNTED_SQL, AwardCashOut, CashAlert, CashTransaction, ExclusionHit, ExclusionReview, Patron, UnidentifiedPatron
 
 LOCAL = "to_char(b.{col}, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')"
 UTC = "to_char(b.{col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -39,7 +39,10 @@ def floor_alerts(limit: int = 50) -> dict:
     reviews = ExclusionReview.objects.select_related("patron", "table", "entry", "decision")
     held = reviews.filter(decision__isnull=True).order_by("created_at", "id")[:limit]
     decided = reviews.filter(decision__isnull=False).order_by("-decision__decided_at", "-id")[:limit]
-    return {"cash": list(alerts), "hits": list(hits), "held": list(held), "decided": list(decided)}
+    # Progressive awards not paid yet: owed (the winner to identify) first, then due.
+    awards = AwardCashOut.objects.select_related("table").exclude(state="paid").order_by("-state", "confirmed_at", "id")[:limit]
+    return {"cash": list(alerts), "hits": list(hits), "held": list(held), "decided": list(decided),
+            "awards": list(awards)}
 
 
 def _day_range(filters: dict) -> tuple[str, list]:

@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/tables/<int:table_id>/cash", views.cash_new, name="cash-new"),
     path("api/tables/<int:table_id>/cash/<int:seq>/reversal", views.cash_reversal_new, name="cash-reversal-new"),
     path("floor/patrons/", views.floor_patron_alerts, name="floor-alerts"),
+    path("floor/patrons/awards/<int:award_id>/identify", views.award_identify, name="award-identify"),
     path("floor/patrons/reviews/<int:review_id>/decide", views.exclusion_review_decide, name="review-decide"),
     path("compliance/patrons/", views.patron_list, name="list"),
     path("compliance/patrons/duplicates/", views.duplicates, name="duplicates"),

@@ -24,7 +24,7 @@ from cardroom.gaming_day import calendar
 from collections_fees.exports import CsvExport
 from collections_fees.views import csv_export_response
 
-from . import cash, identity, selectors
+from . import awards, cash, identity, selectors
 from .identity import PatronError
 from .models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, PatronMerge, UnidentifiedPatron
 
@@ -185,6 +185,21 @@ def exclusion_review_decide(request, review_id: int):
     except PatronError as error:
         context = {**selectors.floor_alerts(), "message": f"{error.code}: {error.message}"}
         return render(request, "patrons/floor_alerts.html", context, status=409 if error.code == "wrong_state" else 400)
+    return redirect("patrons:floor-alerts")
+
+
+@page_for(*PATRON_READERS)
+@require_POST
+def award_identify(request, award_id: int):
+    """A supervisor or compliance officer (not the one who confirmed it) names an owed
+    award's winner (a form on the floor's patron alerts). Refusals name their code."""
+    try:
+        identity.refuse_unstorable(_form_texts(request.POST), "invalid_command")
+        awards.award_identify(award_id=award_id, player=request.POST.get("player", ""), actor=Actor.from_request(request))
+    except PatronError as error:
+        context = {**selectors.floor_alerts(), "award_message": f"{error.code}: {error.message}"}
+        status = {"wrong_state": 409, "not_authorized": 403, "unknown_award": 404}.get(error.code, 400)
+        return render(request, "patrons/floor_alerts.html", context, status=status)
     return redirect("patrons:floor-alerts")
 
 

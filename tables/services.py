@@ -563,6 +563,8 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     writes.update(Table.objects.filter(pk=table.pk), **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
     writes.insert(AuditEntry, [audit])
     writes.send()
+    if command["type"] == "confirm_award":
+        _award_cash_out(table, game, result, actor)
     return _Done(event, result, records, meter)
 
 
@@ -769,6 +771,19 @@ def _patron_escalate(table: Table, records, actor: Actor) -> None:
     from patrons.awards import escalate
 
     escalate(table_id=table.pk, records=records, actor=actor)
+
+
+def _award_cash_out(table: Table, game: TableGame, result: dict, actor: Actor) -> None:
+    """A confirmed award is a cash-out to its winner (patrons/awards.py): recorded in the
+    command's transaction, due or owed, with the winner the round seated (read from the
+    game before the command) and the amount the confirmation fixed."""
+    from patrons.awards import award_confirmed
+
+    award = result["award"]
+    seat = game.round.seats[award["seat"]]
+    round_id = Round.objects.values_list("pk", flat=True).get(table_id=table.pk, number=game.round.number)
+    award_confirmed(table_id=table.pk, round_id=round_id, seat=award["seat"], player=seat.player,
+                    hand=award["hand"], amount=award["award"], actor=actor)
 
 
 def _refusal_counter(actor: Actor) -> str | None:

@@ -11,7 +11,7 @@ from django.db import IntegrityError
 from patrons import cash
 from patrons.identity import PatronError
 from patrons.models import CashAlert, CashTransaction
-from tests.patron_aml.test_cash_ledger import PAYOUT, confirmed_award, pay_award  # noqa: F401 (a fixture)
+from tests.patron_aml.test_cash_ledger import AWARD, confirmed_award, pay_award  # noqa: F401 (a fixture)
 
 
 def test_an_award_is_cashed_out_once_and_counts_in_the_days_cash_out(confirmed_award):
@@ -23,8 +23,8 @@ def test_an_award_is_cashed_out_once_and_counts_in_the_days_cash_out(confirmed_a
         assert refused.value.code == "award_paid"
         assert f"cash seq {paid.seq}" in str(refused.value)
     assert list(CashTransaction.objects.values_list("pk", flat=True)) == [paid.pk]
-    # The $10,008 award is the winner's cash out of the day: above the CTR line.
-    assert cash.day_total(f"patron:{paid.patron_id}", paid.gaming_day, "out") == PAYOUT
+    # The $10,000.80 award is the winner's cash out of the day: above the CTR line.
+    assert cash.day_total(f"patron:{paid.patron_id}", paid.gaming_day, "out") == AWARD
     assert CashAlert.objects.filter(kind="ctr_required", direction="out", transaction=paid).exists()
     assert cash.verify_chain() == []
 
@@ -36,3 +36,104 @@ def test_the_database_refuses_a_second_payout_of_an_award(confirmed_award):
     with mock.patch("patrons.cash.award_already_paid", return_value=None), \
             mock.patch("patrons.cash._possible_duplicate", return_value=None), pytest.raises(IntegrityError):
         pay_award(table, rnd, people["dan"])
+
+
+# Issue 34, item 9: the confirmation records who won; an award above the CTR line whose
+# winner's identification is not on record, or whose winner is no record at all, is owed
+# (not withheld) until a second person identifies the winner; then it is paid once.
+
+from django.test import Client  # noqa: E402
+
+from cardroom.models import AuditEntry  # noqa: E402
+from patrons.identity import patron_create  # noqa: E402
+from patrons.models import AwardCashOut  # noqa: E402
+from tests.patron_aml.test_cash_ledger import WINNER_ID, confirm_an_award, owed_award  # noqa: E402,F401
+
+
+def test_the_confirmation_records_the_award_as_a_cash_out_once(confirmed_award):
+    table, rnd, people = confirmed_award
+    award = AwardCashOut.objects.get()
+    assert (award.table_id, award.round_id, award.seat, award.player, award.hand) == (table.pk, rnd.pk, 2, "P-2", "royal_first_five")
+    assert (award.amount, award.confirmed_by, award.state, award.winner) == (AWARD, "sam", "due", "P-2")
+    assert AuditEntry.objects.filter(action="award", username="sam", detail__award=award.pk).exists()
+    paid = pay_award(table, rnd, people["sue"])
+    award.refresh_from_db()
+    assert (award.state, award.payout_id) == ("paid", paid.pk)
+
+
+def test_an_award_above_the_ctr_line_is_owed_until_a_second_person_identifies_its_winner(owed_award):
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    assert award.state == "owed" and "CTR line" in award.why_owed and award.winner == ""
+    with pytest.raises(PatronError) as refused:  # the money waits for the winner's identification
+        pay_award(table, rnd, people["sue"])
+    assert refused.value.code == "award_owed"
+    assert not CashTransaction.objects.exists()
+    # The confirming supervisor may not also name the winner; a dealer may not at all.
+    for actor, code in ((people["sam"], "second_person_required"), (people["dan"], "not_authorized")):
+        with pytest.raises(PatronError) as refused:
+            awards_identify(award, "P-2", actor)
+        assert refused.value.code == code
+    # A record without identification does not make a $10,000.80 award payable.
+    with pytest.raises(PatronError) as refused:
+        awards_identify(award, "P-2", people["sue"])
+    assert refused.value.code == "identification_required"
+    assert AwardCashOut.objects.get().state == "owed"
+    patron_create(actor=people["sue"], number="P-77", display_name="Real Winner", legal_name="Rea L. Winner",
+                  **{**WINNER_ID, "id_number": "D7700077"})
+    identified = awards_identify(award, "P-77", people["sue"])
+    assert (identified.state, identified.winner, identified.identified_by) == ("due", "P-77", "sue")
+    # Paid to the identified winner, not to whoever sat there, and for its amount.
+    for player, amount in (("P-2", AWARD), ("P-77", AWARD - 1)):
+        with pytest.raises(PatronError) as refused:
+            cash.cash_record(table_id=table.pk, kind="cash_payout", amount=amount, player=player, actor=people["dan"],
+                             award_round=rnd.pk, award_seat=2)
+        assert refused.value.code == "award_mismatch"
+    paid = cash.cash_record(table_id=table.pk, kind="cash_payout", amount=AWARD, player="P-77", actor=people["dan"],
+                            award_round=rnd.pk, award_seat=2)
+    assert cash.day_total(f"patron:{paid.patron_id}", paid.gaming_day, "out") == AWARD
+    assert CashAlert.objects.filter(kind="ctr_required", direction="out", transaction=paid).exists()
+    assert AwardCashOut.objects.get().state == "paid"
+
+
+def test_a_winner_who_is_no_record_is_owed_whatever_the_amount(confirmed_award):
+    """A $5 award to a seat id that names no patron (the walk's P-303): nothing to pay to
+    until a second person names the winner; a U-id is enough below the CTR line."""
+    from patrons import awards, identity
+
+    table, rnd, people = confirmed_award
+    recorded = awards.award_confirmed(table_id=table.pk, round_id=rnd.pk, seat=3, player="P-303", hand="straight_flush",
+                                      amount=500, actor=people["sam"])
+    assert recorded.state == "owed" and "no patron" in recorded.why_owed
+    walk_in = identity.unidentified_create(actor=people["sue"], table_id=table.pk, description="tall, red cap, seat 3")
+    identified = awards_identify(recorded, walk_in.player_id, people["sue"])
+    assert (identified.state, identified.winner) == ("due", walk_in.player_id)
+
+
+def awards_identify(award, player, actor):
+    from patrons import awards
+
+    return awards.award_identify(award_id=award.pk, player=player, actor=actor)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_floor_shows_the_owed_award_and_a_second_supervisor_identifies_its_winner(owed_award):
+    from django.contrib.auth.models import User
+
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    sam, sue = Client(), Client()
+    sam.force_login(User.objects.get(username="sam"))
+    sue.force_login(User.objects.get(username="sue"))
+    page = sue.get("/floor/patrons/").content.decode()
+    assert f'data-award="{award.pk}" data-state="owed"' in page and "Owed: identify the winner" in page
+    assert "$10,000.80" in page
+    patron_create(actor=people["sue"], number="P-77", display_name="Real Winner", legal_name="Rea L. Winner",
+                  **{**WINNER_ID, "id_number": "D7700077"})
+    url = f"/floor/patrons/awards/{award.pk}/identify"
+    refused = sam.post(url, {"player": "P-77"})
+    assert refused.status_code == 400 and "second_person_required" in refused.content.decode()
+    assert AwardCashOut.objects.get().state == "owed"
+    assert sue.post(url, {"player": "P-77"}).status_code == 302
+    assert AwardCashOut.objects.get().state == "due"
+    assert "Due: record its cash payout" in sue.get("/floor/patrons/").content.decode()

@@ -20,7 +20,8 @@ from patrons.identity import PatronError, patron_create
 from patrons.models import CashAlert, CashCheckpoint, CashLog, CashTransaction
 from tests.db_access import as_owner
 
-PAYOUT = 1_000_800  # the $10,008 progressive award paid in cash
+PAYOUT = 1_000_800  # a $10,008 cash payout
+AWARD = 1_000_080  # the $10,000.80 progressive award of `confirm_an_award` (above the CTR line)
 # The last row (the payout) deleted with the alerts that name it.
 CUT_THE_PAYOUT = (
     ("DELETE FROM patrons_cashalert WHERE transaction_id IN (SELECT id FROM patrons_cashtransaction WHERE seq = 4)", ()),
@@ -243,10 +244,10 @@ def test_a_reverses_field_set_after_the_fact_is_named(logged):
     assert any(p.startswith("cash log seq 4: content altered") for p in cash.verify_chain()), cash.verify_chain()
 
 
-@pytest.fixture
-def confirmed_award(db):
-    """A table where seat 2's royal flush won a percentage of the progressive meter, the
-    award confirmed by supervisor sam and the round settled; dan deals it."""
+def confirm_an_award(winner_id: dict):
+    """A table where seat 2's royal flush won a percentage of the progressive meter (a
+    $10,000.80 award, above the CTR line), the award confirmed by supervisor sam and the
+    round settled; dan deals it. The winner P-2's record holds `winner_id`."""
     from rounds.models import Round
     from tables.services import command_execute, table_create
     from tests.engine.test_sidebets import PROGRESSIVE
@@ -256,7 +257,7 @@ def confirmed_award(db):
     table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
     sam, sue, dan = person("sam", "supervisor"), person("sue", "supervisor"), person("dan", "dealer")
     assign(dan, table, sam)
-    patron_create(actor=Actor.of(sam), number="P-2", display_name="Winner", legal_name="Win Ner")
+    patron_create(actor=Actor.of(sam), number="P-2", display_name="Winner", legal_name="Win Ner", **winner_id)
     run_ok(
         table,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -274,8 +275,24 @@ def confirmed_award(db):
     return table, rnd, {"sam": Actor.of(sam), "sue": Actor.of(sue), "dan": Actor.of(dan)}
 
 
+# The winner's identification on record: the award above the CTR line is due at once.
+WINNER_ID = {"id_type": "drivers_license", "id_number": "D2000002", "id_issuer": "CA"}
+
+
+@pytest.fixture
+def confirmed_award(db):
+    """The award confirmed, its winner identified on record: due, paid by another person."""
+    return confirm_an_award(WINNER_ID)
+
+
+@pytest.fixture
+def owed_award(db):
+    """The award confirmed, its winner's record without identification: owed."""
+    return confirm_an_award({})
+
+
 def pay_award(table, rnd, actor, seat=2):
-    return cash.cash_record(table_id=table.pk, kind="cash_payout", amount=PAYOUT, player="P-2", actor=actor,
+    return cash.cash_record(table_id=table.pk, kind="cash_payout", amount=AWARD, player="P-2", actor=actor,
                             award_round=rnd.pk, award_seat=seat)
 
 
@@ -305,7 +322,7 @@ def test_the_tables_dealer_may_record_the_payout_a_supervisor_confirmed(confirme
 ])
 def test_an_award_named_wrongly_is_refused_and_writes_nothing(confirmed_award, fields, code):
     table, rnd, people = confirmed_award
-    args = {"table_id": table.pk, "kind": "cash_payout", "amount": PAYOUT, "player": "P-2", "actor": people["sue"],
+    args = {"table_id": table.pk, "kind": "cash_payout", "amount": AWARD, "player": "P-2", "actor": people["sue"],
             "award_round": rnd.pk, "award_seat": 2, **fields}
     with pytest.raises(PatronError) as refused:
         cash.cash_record(**args)
