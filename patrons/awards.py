@@ -95,25 +95,18 @@ def _winner_id(patron: Patron | None, unidentified: UnidentifiedPatron | None) -
 
 
 def award_confirmed(*, table_id: int, round_id: int, seat: int, player: str, hand: str, amount: int,
-                    actor: Actor) -> AwardCashOut:
+                    actor: Actor, at) -> AwardCashOut:
     """The award `actor` just confirmed, recorded as a cash-out: `due` to its winner, or
-    `owed` (with why) until a second person identifies them. In the command's transaction."""
+    `owed` (with why) until a second person identifies them. In the command's transaction,
+    at the command's time; the command's own audit row says who confirmed it."""
     identity = SeatIdentity(player)
     patron, unidentified = identity.patron, identity.unidentified
     why = why_owed(patron, unidentified, amount)
-    now = timezone.now()
-    award = AwardCashOut.objects.create(
+    return AwardCashOut.objects.create(
         table_id=table_id, round_id=round_id, seat=seat, player=player[:64], hand=str(hand)[:32], amount=amount,
-        confirmed_by=actor.name, confirmed_at=now, state="owed" if why else "due", why_owed=why,
+        confirmed_by=actor.name, confirmed_at=at, state="owed" if why else "due", why_owed=why,
         winner="" if why else _winner_id(patron, unidentified),
     )
-    audit_record(
-        actor=actor, action="award", table_id=table_id,
-        summary=(f"progressive award of {amount} cents at seat {seat} to {player} confirmed: "
-                 + (f"owed ({why})" if why else "due")),
-        detail={"award": award.pk, "round": round_id, "seat": seat, "amount": amount, "state": award.state},
-    )
-    return award
 
 
 def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:

@@ -564,7 +564,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     writes.insert(AuditEntry, [audit])
     writes.send()
     if command["type"] == "confirm_award":
-        _award_cash_out(table, game, result, actor)
+        _award_cash_out(table, game, result, actor, checked.stamp.now)
     return _Done(event, result, records, meter)
 
 
@@ -773,7 +773,7 @@ def _patron_escalate(table: Table, records, actor: Actor) -> None:
     escalate(table_id=table.pk, records=records, actor=actor)
 
 
-def _award_cash_out(table: Table, game: TableGame, result: dict, actor: Actor) -> None:
+def _award_cash_out(table: Table, game: TableGame, result: dict, actor: Actor, at) -> None:
     """A confirmed award is a cash-out to its winner (patrons/awards.py): recorded in the
     command's transaction, due or owed, with the winner the round seated (read from the
     game before the command) and the amount the confirmation fixed."""
@@ -783,7 +783,7 @@ def _award_cash_out(table: Table, game: TableGame, result: dict, actor: Actor) -
     seat = game.round.seats[award["seat"]]
     round_id = Round.objects.values_list("pk", flat=True).get(table_id=table.pk, number=game.round.number)
     award_confirmed(table_id=table.pk, round_id=round_id, seat=award["seat"], player=seat.player,
-                    hand=award["hand"], amount=award["award"], actor=actor)
+                    hand=award["hand"], amount=award["award"], actor=actor, at=at)
 
 
 def _refusal_counter(actor: Actor) -> str | None:

@@ -120,6 +120,7 @@ MATRIX = {
     "floor/patrons/": ("get", PATRON_READERS),
     # A near match held for a check (issue 34): a supervisor decides it, not compliance.
     "floor/patrons/reviews/<int:review_id>/decide": ("post", SUPERVISOR_ONLY),
+    "floor/patrons/awards/<int:award_id>/identify": ("post", PATRON_READERS),
     "compliance/patrons/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/": ("get", PATRON_READERS),
     "compliance/patrons/<int:patron_id>/history.csv": ("get", PATRON_READERS),
@@ -213,6 +214,7 @@ def _url(route: str, world) -> str:
         .replace("<int:removal_id>", "999999")
         .replace("<int:seq>", "999999")
         .replace("<int:review_id>", "999999")
+        .replace("<int:award_id>", "999999")
     )
 
 

@@ -45,6 +45,7 @@ def test_the_database_refuses_a_second_payout_of_an_award(confirmed_award):
 from django.test import Client  # noqa: E402
 
 from cardroom.models import AuditEntry  # noqa: E402
+from tables.models import TableEvent  # noqa: E402
 from patrons.identity import patron_create  # noqa: E402
 from patrons.models import AwardCashOut  # noqa: E402
 from tests.patron_aml.test_cash_ledger import WINNER_ID, confirm_an_award, owed_award  # noqa: E402,F401
@@ -55,7 +56,8 @@ def test_the_confirmation_records_the_award_as_a_cash_out_once(confirmed_award):
     award = AwardCashOut.objects.get()
     assert (award.table_id, award.round_id, award.seat, award.player, award.hand) == (table.pk, rnd.pk, 2, "P-2", "royal_first_five")
     assert (award.amount, award.confirmed_by, award.state, award.winner) == (AWARD, "sam", "due", "P-2")
-    assert AuditEntry.objects.filter(action="award", username="sam", detail__award=award.pk).exists()
+    confirmed = TableEvent.objects.get(table=table, command_type="confirm_award")
+    assert (confirmed.actor, confirmed.created_at) == ("sam", award.confirmed_at)  # the command's own record
     paid = pay_award(table, rnd, people["sue"])
     award.refresh_from_db()
     assert (award.state, award.payout_id) == ("paid", paid.pk)
@@ -83,6 +85,7 @@ def test_an_award_above_the_ctr_line_is_owed_until_a_second_person_identifies_it
                   **{**WINNER_ID, "id_number": "D7700077"})
     identified = awards_identify(award, "P-77", people["sue"])
     assert (identified.state, identified.winner, identified.identified_by) == ("due", "P-77", "sue")
+    assert AuditEntry.objects.filter(action="award", username="sue", detail__award=award.pk).exists()
     # Paid to the identified winner, not to whoever sat there, and for its amount.
     for player, amount in (("P-2", AWARD), ("P-77", AWARD - 1)):
         with pytest.raises(PatronError) as refused:
@@ -103,7 +106,7 @@ def test_a_winner_who_is_no_record_is_owed_whatever_the_amount(confirmed_award):
 
     table, rnd, people = confirmed_award
     recorded = awards.award_confirmed(table_id=table.pk, round_id=rnd.pk, seat=3, player="P-303", hand="straight_flush",
-                                      amount=500, actor=people["sam"])
+                                      amount=500, actor=people["sam"], at=rnd.closed_at)
     assert recorded.state == "owed" and "no patron" in recorded.why_owed
     walk_in = identity.unidentified_create(actor=people["sue"], table_id=table.pk, description="tall, red cap, seat 3")
     identified = awards_identify(recorded, walk_in.player_id, people["sue"])
