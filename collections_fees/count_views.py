@@ -109,7 +109,9 @@ def count_index(request):
     """The shifts of a gaming day (`?day=`, the current one by default) and where each
     stands: no sheet, counting, signed, closed."""
     day = _day(request.GET["day"]) if request.GET.get("day") else calendar().gaming_day(timezone.now())
-    return render(request, "compliance/count_index.html", {"gaming_day": day, "shifts": selectors.shift_states(day)})
+    return render(request, "compliance/count_index.html", {
+        "gaming_day": day, "shifts": selectors.shift_states(day), "waiting": selectors.waiting_for_a_manager(),
+    })
 
 
 def _count_action(request, day: date, shift: str):

@@ -828,3 +828,18 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
         ) if closed else [],
         "shift_over": timezone.now() >= calendar().shift_bounds(gaming_day, shift)[1],
     }
+
+
+def waiting_for_a_manager() -> dict:
+    """What only a manager can move: closed shifts someone asked to reopen (no reopen
+    yet), and counts in force whose variance is above the escalation threshold and not
+    approved, on shifts not closed. The manager's home (tables.views.home)."""
+    reopens = list(ShiftReopenRequest.objects.filter(reopen__isnull=True).order_by("requested_at", "id"))
+    closed = {(c.gaming_day, c.shift): c.action for c in ShiftClose.objects.order_by("at", "id")}
+    open_sheets = [sheet.pk for sheet in CountSheet.objects.all() if closed.get((sheet.gaming_day, sheet.shift)) != "close"]
+    latest = {}
+    for count in (BoxCount.objects.select_related("sheet", "box", "table", "approval")
+                  .filter(sheet_id__in=open_sheets).order_by("counted_at", "id")):
+        latest[(count.sheet_id, count.box_id)] = count
+    variances = [count for count in latest.values() if not hasattr(count, "approval") and counts.needs_approval(count)]
+    return {"reopens": reopens, "variances": sorted(variances, key=lambda c: (c.counted_at, c.pk))}

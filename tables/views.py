@@ -5,7 +5,7 @@ tables.floor (the floor's rows)."""
 from django.core.exceptions import PermissionDenied
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from cardroom import wire
@@ -34,10 +34,20 @@ from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
 from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
 
 
+# Each person lands on their own work: the count team and a manager on the count (with
+# what waits for a manager on top). A dealer, a supervisor and compliance on the tables
+# (compliance's live views and the floor; its pages are one link away).
+HOME_OF_ROLE = {"count_team": "compliance:count-index", "manager": "compliance:count-index"}
+
+
 @page_for(*EVERY_ROLE)
 def home(request):
     """Every table, with links only to the pages this person may open (can_drive and
-    can_view_table, cardroom.access: a dealer's are the tables assigned now)."""
+    can_view_table, cardroom.access: a dealer's are the tables assigned now); a role
+    whose work is elsewhere is sent there (HOME_OF_ROLE)."""
+    elsewhere = HOME_OF_ROLE.get(Actor.from_request(request).role)
+    if elsewhere is not None:
+        return redirect(elsewhere)
     tables = list(Table.objects.order_by("name", "pk"))
     actor = Actor.from_request(request)
     everyone = {t.pk for t in tables}

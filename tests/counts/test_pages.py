@@ -130,3 +130,33 @@ def test_a_sheet_with_no_box_placed_offers_no_signing_and_says_why(clock):
     refused = cal.post(SHEET, {"action": "sign"}, follow=True).content.decode()
     assert "nothing_to_count" in refused
     assert not CountSignature.objects.exists()
+
+
+# Issue 35, item 5: each person lands on their own work.
+
+@pytest.mark.parametrize("role, home", [("count_team", "/compliance/count/"), ("manager", "/compliance/count/")])
+def test_the_count_team_and_a_manager_land_on_the_count_not_the_dealers_tables(day, role, home):
+    response = client_of(person(f"home-{role}", role)).get("/")
+    assert response.status_code == 302 and response["Location"] == home
+    page = client_of(person(f"home2-{role}", role)).get("/", follow=True).content.decode()
+    assert "Count and close" in page and "not assigned to you" not in page
+
+
+def test_the_manager_sees_a_waiting_reopen_and_an_unapproved_variance_and_neither_once_decided(day):
+    from .play import count_shift, sign_and_close
+
+    manager = client_of(day.manager)
+    assert "Nothing is waiting for a manager." in manager.get("/compliance/count/").content.decode()
+    sign_and_close(day, count_shift(day, "day"))
+    request = counts.shift_reopen_request(gaming_day=DAY, shift="day", reason="box EMERG-1 miscounted", actor=day.supervisor)
+    sheet = counts.count_sheet_open(gaming_day=DAY, shift="grave", actor=day.counters[0])
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="grave")
+    big = counts.box_count_record(sheet_id=sheet.pk, box_id=box_id, denominations=pieces(expected + 10001),
+                                  explanation="a $100 bill found stuck in the slot", actor=day.counters[0])
+    page = manager.get("/", follow=True).content.decode()
+    assert 'data-waiting="reopen"' in page and "box EMERG-1 miscounted" in page and "asked by " in page
+    assert 'data-waiting="variance"' in page and f"Box {big.box.identifier}" in page and "+$100.01" in page
+    counts.shift_reopen_approve(request_id=request.pk, actor=day.manager)
+    counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
+    assert "Nothing is waiting for a manager." in manager.get("/compliance/count/").content.decode()
