@@ -62,6 +62,7 @@ def approval_state(request, approval_id: int):
         "approval": approval.pk, "kind": approval.kind, "table": approval.table_id, "round": approval.round_number,
         "status": approval_status(approval),
         "decided_by": decision.decided_by.get_username() if decision else None,
+        "reason": decision.reason if decision else "",
     })
 
 
@@ -84,6 +85,7 @@ def approval_decide_on_tablet(request, approval_id: int):
             decider=Actor.from_request(request, supervisor),
             approve=body.get("approve"),
             via="tablet",
+            reason=body.get("reason", ""),
         )
         return JsonResponse({"ok": True, "approved": decision.approved, "result": getattr(outcome, "result", None)})
 
@@ -111,7 +113,8 @@ def command_confirmed_here(request, table_id: int):
 @page_for("supervisor")
 def approval_queue(request):
     if request.method == "POST":
-        _decide_on_device(request, request.POST.get("approval", ""), approve=request.POST.get("approve") == "1")
+        _decide_on_device(request, request.POST.get("approval", ""), approve=request.POST.get("approve") == "1",
+                          reason=request.POST.get("reason", ""))
         return redirect("approval-queue")
     pending = list(
         Approval.objects.filter(decision__isnull=True).select_related("table", "requested_by").order_by("requested_at")
@@ -127,11 +130,12 @@ def approval_queue(request):
     return render(request, "staff/approvals.html", {"pending": pending, "decided": decided})
 
 
-def _decide_on_device(request, approval_id: str, *, approve: bool) -> None:
+def _decide_on_device(request, approval_id: str, *, approve: bool, reason: str = "") -> None:
     """The queue's decision, its outcome shown as a message on the queue."""
     try:
         _, outcome = approval_decide(
-            approval_id=int(approval_id), decider=Actor.from_request(request), approve=approve, via="device"
+            approval_id=int(approval_id), decider=Actor.from_request(request), approve=approve, via="device",
+            reason=reason,
         )
     except CommandError as err:
         messages.error(request, f"Not decided: {err.message}")

@@ -313,14 +313,18 @@ CONFIG_DECIDED_IN_THE_QUEUE = (
 )
 
 
-def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str):
+def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str, reason: str = ""):
     """A supervisor other than the requester (another person: another user, not another
     session) decides, on their own session and address (both are kept). A configuration
     is decided only in the queue (`via` device), and approved only when a supervisor
-    filed it. Returns the decision and, for an approved void, the outcome of the void
+    filed it. A void is refused with a reason (`reason_required`), which the dealer who
+    asked reads. Returns the decision and, for an approved void, the outcome of the void
     command."""
     if type(approve) is not bool:
         raise CommandError("invalid_command", "approve is true or false")
+    if not isinstance(reason, str) or len(reason.strip()) > 200:
+        raise CommandError("invalid_command", "the reason is a text of at most 200 characters")
+    reason = " ".join(reason.split())
     if via not in VIA:
         raise CommandError("invalid_command", f"via must be one of {VIA}")
     with transaction.atomic():
@@ -348,6 +352,8 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
         if approve and expired:
             raise CommandError("wrong_state", f"round {approval.round_number} has ended: the request has expired, dismiss it")
         verdict = "dismissed, expired" if expired else "refused"
+        if approval.kind == "void" and not approve and not expired and len(reason) < 3:
+            raise CommandError("reason_required", "say why the void is refused: the dealer reads it")
         decision = ApprovalDecision.objects.create(
             approval=approval,
             approved=approve,
@@ -356,12 +362,13 @@ def approval_decide(*, approval_id: int, decider: Actor, approve: bool, via: str
             session=decider.recorded_session,
             address=decider.address[:64],
             decided_at=timezone.now(),
+            reason=reason,
         )
         audit_record(
             actor=decider,
             action="approval_decided",
             table_id=approval.table_id,
-            summary=f"{approval.kind} {'approved' if approve else verdict} ({via})",
+            summary=f"{approval.kind} {'approved' if approve else verdict} ({via})" + (f": {reason}" if reason else ""),
             # `approved`: what verify_logs holds the decision row against (tables/record_checks.py).
             detail={"approval": approval.pk, "requested_by": approval.requested_by_id, "approved": approve},
         )

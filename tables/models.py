@@ -349,6 +349,8 @@ class ApprovalDecision(models.Model):
     session = models.CharField(max_length=64, blank=True, help_text="the session's tag (access.session_tag)")
     address = models.CharField(max_length=64, blank=True)
     decided_at = models.DateTimeField()
+    # Why a void was refused, for the dealer who asked (tables/approvals.py): required then.
+    reason = models.CharField(max_length=200, blank=True, default="", db_default="")
 
 
 class RoundCorrection(models.Model):

@@ -26,6 +26,8 @@ ERROR_CODES = frozenset(
     + ["tppp_mismatch"]
     # The service's: a person's open_round at a table without its boxes for this shift.
     + ["box_missing"]
+    # The service's: a supervisor refusing a void says why (the requester reads it).
+    + ["reason_required"]
 )
 
 

@@ -153,7 +153,7 @@ export function createDialogs(ctx) {
         if (!answer || !voidRequest || voidRequest.approval !== asked || answer.status === "pending") return;
         keepVoidRequest(null);
         ctx.message = answer.status === "approved" ? { ...VOIDED, detail: `Approved by ${answer.decided_by}. ${VOIDED.detail}` }
-          : answer.status === "refused" ? { kind: "error", title: "The void was refused", detail: `${answer.decided_by} refused it: the round goes on.` }
+          : answer.status === "refused" ? { kind: "error", title: "The void was refused", detail: `${answer.decided_by} refused it${answer.reason ? `: ${answer.reason}` : ""}; the round goes on.` }
           : { kind: "info", title: "The void request expired", detail: "The round ended before a supervisor decided." };
         ctx.message.after = ctx.outbox.tapCount;
         render();

@@ -505,7 +505,8 @@ def test_a_void_request_reaches_every_screen_of_the_table_and_leaves_it_when_ref
             assert pushed["snapshot"]["void_request"] == {
                 "approval": approval.pk, "round": 1, "requested_by": "dealer", "reason": "card exposed"}
             assert pushed["snapshot"]["version"] == first["snapshot"]["version"]  # no command, no new seq
-        await sync_to_async(lambda: approval_decide(approval_id=approval.pk, decider=Actor.of(other), approve=False, via="device"))()
+        await sync_to_async(lambda: approval_decide(approval_id=approval.pk, decider=Actor.of(other), approve=False, via="device",
+                                                  reason="the card was not exposed"))()
         for screen in screens:
             (pushed,) = await receive_until(screen, lambda m: m["type"] == "snapshot")
             assert pushed["snapshot"]["void_request"] is None

@@ -33,7 +33,7 @@ def void_requested(staff):  # noqa: F811
 
 def test_decisions_as_taken_verify(staff):  # noqa: F811
     refused = void_requested(staff)
-    approval_decide(approval_id=refused.pk, decider=Actor.of(staff["sup"]), approve=False, via="device")
+    approval_decide(approval_id=refused.pk, decider=Actor.of(staff["sup"]), approve=False, via="device", reason="seen on camera")
     approved = approval_request(actor=Actor.of(staff["dealer"]), table_id=staff["table"].pk, kind="void", payload=VOID)
     approval_decide(approval_id=approved.pk, decider=Actor.of(staff["sup2"]), approve=True, via="device")
     assert Round.objects.get(table=staff["table"]).status == "voided"
@@ -43,7 +43,7 @@ def test_decisions_as_taken_verify(staff):  # noqa: F811
 
 def test_a_refusal_rewritten_as_an_approval_is_named(staff):  # noqa: F811
     approval = void_requested(staff)
-    approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup"]), approve=False, via="device")
+    approval_decide(approval_id=approval.pk, decider=Actor.of(staff["sup"]), approve=False, via="device", reason="seen on camera")
     tamper("tables_approvaldecision", "UPDATE tables_approvaldecision SET approved = true WHERE approval_id = %s", [approval.pk])
     table = staff["table"]
     code, out = verify_logs("--table", str(table.pk))

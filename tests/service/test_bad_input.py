@@ -212,7 +212,7 @@ def test_a_refused_approval_does_not_void_the_round(round_open):
     approval = approval_request(actor=Actor.of(round_open["dealer"]), table_id=table.pk, kind="void",
                                 payload={"reason": "jam"})
     decision, outcome = approval_decide(approval_id=approval.pk, decider=Actor.of(round_open["sup"]), approve=False,
-                                        via="device")
+                                        via="device", reason="the jam is cleared")
     assert not decision.approved and outcome is None
     before = state_of(table)
     assert void_with(round_open, approval.pk).code == "approval_required"

@@ -349,3 +349,31 @@ def test_commands_before_the_round_opened_are_not_the_rounds(royal):
     drive(table, SEATED, Actor.of(sam))
     drive(table, ROUND_TO_SHOWDOWN, Actor.of(dan))
     assert command_execute(table_id=table.pk, command=CONFIRM, actor=Actor.of(sam)).ok
+
+
+def test_a_void_is_refused_with_a_reason_the_dealer_reads(floor):
+    """Issue 35, item 5: the refusal's reason is stored on the decision row, audited, and
+    answered to the tablet that asked; a refusal without one changes nothing."""
+
+    table, dan, sue = floor["table"], floor["dan"], floor["sue"]
+    from tests.service.conftest import run_ok
+    from tests.service.test_access import seated_with_pd
+
+    dealer = Client()
+    dealer.force_login(dan)
+    place_boxes(table)
+    run_ok(table, *seated_with_pd([1, 2], pd=1), {"type": "open_round", "bank": 5000})
+    asked = approval_request(actor=Actor.of(dan), table_id=table.pk, kind="void", payload={"reason": "card exposed"})
+    for reason in ("", "  ", "no"):
+        with pytest.raises(CommandError) as refused:
+            approval_decide(approval_id=asked.pk, decider=Actor.of(sue), approve=False, via="device", reason=reason)
+        assert refused.value.code == "reason_required"
+    assert not ApprovalDecision.objects.filter(approval=asked).exists()
+    page = logged_in(sue).post("/staff/approvals/", {"approval": asked.pk, "approve": "0", "reason": "the flop was  dealt right"})
+    assert page.status_code == 302
+    decision = ApprovalDecision.objects.get(approval=asked)
+    assert (decision.approved, decision.reason) == (False, "the flop was dealt right")
+    assert AuditEntry.objects.filter(action="approval_decided", summary__endswith=": the flop was dealt right").exists()
+    state = dealer.get(f"/api/approvals/{asked.pk}").json()
+    assert (state["status"], state["decided_by"], state["reason"]) == ("refused", "sue", "the flop was dealt right")
+    assert "the flop was dealt right" in logged_in(sue).get("/staff/approvals/").content.decode()
