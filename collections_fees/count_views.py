@@ -27,6 +27,7 @@ from cardroom.gaming_day import calendar
 
 from . import counts, selectors, trends
 from .counts import CountError
+from .templatetags.compliance import dollars, signed_dollars
 from .exports import XLSX_MEDIA_TYPE, CsvExport, document_export, rows_xlsx
 from .views import csv_export_response, export_attachment
 
@@ -59,7 +60,8 @@ def _done(request, outcome: str):
 
 
 def _refused(request, problem: CountError):
-    messages.error(request, f"Not recorded ({problem.code}): {problem.message}")
+    # The words only: the code stays in the audit and the service's answer.
+    messages.error(request, f"Not recorded: {problem.message}", extra_tags=problem.code)
     return redirect(request.get_full_path())
 
 
@@ -109,8 +111,10 @@ def count_index(request):
     """The shifts of a gaming day (`?day=`, the current one by default) and where each
     stands: no sheet, counting, signed, closed."""
     day = _day(request.GET["day"]) if request.GET.get("day") else calendar().gaming_day(timezone.now())
+    # What waits for a manager is read for a manager only (the others' page costs nothing more).
+    waiting = selectors.waiting_for_a_manager() if request_role(request) == "manager" else None
     return render(request, "compliance/count_index.html", {
-        "gaming_day": day, "shifts": selectors.shift_states(day), "waiting": selectors.waiting_for_a_manager(),
+        "gaming_day": day, "shifts": selectors.shift_states(day), "waiting": waiting,
     })
 
 
@@ -146,7 +150,7 @@ def _count_action(request, day: date, shift: str):
                 sheet_id=sheet.pk, box_id=_int(post.get("box")), denominations=pieces,
                 explanation=post.get("explanation", ""), actor=actor,
             )
-            return _done(request, f"Box counted: {record.counted / 100:,.2f} (variance {record.variance / 100:+,.2f}).")
+            return _done(request, f"Box counted: {dollars(record.counted)} (variance {signed_dollars(record.variance)}).")
         if action == "sign":
             counts.count_sign(sheet_id=sheet.pk, actor=actor)
             return _done(request, "Count sheet signed.")

@@ -478,22 +478,26 @@ NOTHING_PLACED = "no box was placed on a table in this shift: there is nothing t
 
 def sheet_problems(sheet: CountSheet) -> list[str]:
     """Why the sheet cannot be signed as it stands (empty: it can)."""
-    return problems_of(placed_boxes(sheet), counts_in_force(sheet))
+    boxes = placed_boxes(sheet)
+    labels = dict(DropBox.objects.filter(pk__in=boxes).values_list("pk", "identifier"))
+    return problems_of(boxes, counts_in_force(sheet), labels)
 
 
-def problems_of(boxes: dict[int, int], counts: dict[int, BoxCount]) -> list[str]:
+def problems_of(boxes: dict[int, int], counts: dict[int, BoxCount], labels: dict[int, str]) -> list[str]:
     """sheet_problems of a sheet's placed boxes and counts in force, already read (the
     pages read them for several sheets at once)."""
     if not boxes and not counts:
         # Said apart from "nothing has been counted": with no box placed in the shift there
         # is nothing the team could count, so the sheet is not one to sign at all.
         return [NOTHING_PLACED]
-    problems = [f"box {box} is not counted" for box in sorted(set(boxes) - set(counts))]
+    # Boxes by their label (FEES-4, `labels`: {box id: identifier}), as they are marked.
+    problems = [f"box {labels.get(box, box)} is not counted" for box in sorted(set(boxes) - set(counts))]
     for count in counts.values():
+        box = labels.get(count.box_id, count.box_id)
         if variance_requires(count.variance)[0] and not count.explanation:
-            problems.append(f"box {count.box_id}: its variance needs an explanation")
+            problems.append(f"box {box}: its variance needs an explanation")
         if needs_approval(count) and not hasattr(count, "approval"):
-            problems.append(f"box {count.box_id}: its variance needs a manager's approval")
+            problems.append(f"box {box}: its variance needs a manager's approval")
     if not counts:
         problems.append("nothing has been counted")
     return problems

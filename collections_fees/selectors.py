@@ -733,8 +733,11 @@ def shift_states(gaming_day: date) -> list[dict]:
     now, cal = timezone.now(), calendar()
     sheets = {sheet.shift: sheet for sheet in CountSheet.objects.filter(gaming_day=gaming_day)}
     placed, in_force, last, signatures = {}, {}, {}, {}
-    for shift, box_id, table_id in BoxPlacement.objects.filter(gaming_day=gaming_day).values_list("shift", "box_id", "table_id"):
+    labels = {}
+    for shift, box_id, table_id, label in BoxPlacement.objects.filter(gaming_day=gaming_day).values_list(
+            "shift", "box_id", "table_id", "box__identifier"):
         placed.setdefault(shift, {})[box_id] = table_id
+        labels[box_id] = label
     sheet_ids = [sheet.pk for sheet in sheets.values()]
     for count in BoxCount.objects.filter(sheet_id__in=sheet_ids).select_related("approval").order_by("counted_at", "id"):
         in_force.setdefault(count.sheet_id, {})[count.box_id] = count
@@ -748,7 +751,7 @@ def shift_states(gaming_day: date) -> list[dict]:
     for name in cal.shift_names():
         sheet = sheets.get(name)
         signers = counts.signers_of(signatures.get(sheet.pk, []), last.get(sheet.pk)) if sheet else []
-        problems = counts.problems_of(placed.get(name, {}), in_force.get(sheet.pk, {})) if sheet else []
+        problems = counts.problems_of(placed.get(name, {}), in_force.get(sheet.pk, {}), labels) if sheet else []
         states.append({
             "shift": name,
             "over": now >= cal.shift_bounds(gaming_day, name)[1],
@@ -806,7 +809,8 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
     in_force = {box_id: rows[-1] for box_id, rows in history.items()}
     last = max((count.pk for rows in history.values() for count in rows), default=None)
     signers = counts.signers_of(signatures, last) if sheet else []
-    problems = counts.problems_of({p.box_id: p.table_id for p in placements}, in_force) if sheet else []
+    problems = (counts.problems_of({p.box_id: p.table_id for p in placements}, in_force,
+                                   {p.box_id: p.box.identifier for p in placements}) if sheet else [])
     return {
         "gaming_day": gaming_day,
         "shift": shift,

@@ -1,9 +1,12 @@
-"""The words a person reads for the engine's keys: hands, wagers, progressive awards.
+"""The words a person reads for the codes the records keep: hands, wagers, progressive
+awards, commands, statuses, fee bases, audit actions, refusals, roles.
 
 The engine and the ledger keep keys (`one_pair`, `bad_beat`, `royal_first_five`), which
 the exports keep too (a file is read by programs); pages show these labels instead. The
 tablet's script has its own copy of the award labels (static/table.js, AWARD).
 """
+
+import re
 
 from rounds.engine.hands import CATEGORIES
 from rounds.engine.sidebets import PAIRS_ROWS, PROGRESSIVE_HANDS
@@ -56,11 +59,58 @@ PAIRS = {
 KEYS = {"hand": (HAND, CATEGORIES), "progressive": (PROGRESSIVE, PROGRESSIVE_HANDS), "pairs": (PAIRS, PAIRS_ROWS)}
 
 
+# Codes whose words are not their own letters with spaces (`open_round` reads "open
+# round" by itself: see `words`).
+CODES = {
+    # Round statuses and streets.
+    "in_progress": "in progress",
+    "turn_river": "turn and river",
+    # Who pays the collection fee, and on what (collections_fees.FeeSchedule).
+    "all_players": "every player",
+    "player_dealer": "the player-dealer",
+    "per_betting_square": "per betting square",
+    "community_first": "community cards first",
+    "no_action": "no action",
+    "bank_could_not_act": "the bank could not act",
+    # Cash at the tables (patrons/cash.py).
+    "chip_purchase": "chip purchase for cash",
+    "cash_payout": "cash payout",
+    # Roles (cardroom/access.py).
+    "count_team": "count team",
+    # The rotation log.
+    "limit_reached": "limit reached",
+    # Commands of the engine whose name is terse.
+    "no_more_bets": "no more bets",
+    "deal_by_hand": "deal by hand",
+    "void_round": "void the round",
+    "confirm_award": "confirm a progressive award",
+    "command_refused": "command refused",
+    "login_failed": "failed login",
+    "identification_read": "identification read",
+}
+CODE = re.compile(r"(?<![\w/.@:-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])")
+
+
 def label(key: str | None) -> str:
     """The words for any of these keys; an unknown key is shown as it is (never hidden)."""
     if not key:
         return ""
-    for words in (WAGER, HAND, PROGRESSIVE, PAIRS):
+    for words in (WAGER, HAND, PROGRESSIVE, PAIRS, CODES):
         if key in words:
             return words[key]
     return key
+
+
+def words(code: str | None) -> str:
+    """A code as words: its label, else its own letters with spaces (`seat_taken` reads
+    "seat taken"). For fields that hold a code (a status, an action, a kind), never a name."""
+    if not code:
+        return ""
+    found = label(code)
+    return found if found != code else code.replace("_", " ")
+
+
+def words_in(text: str | None) -> str:
+    """A recorded sentence (an audit summary, a refusal's message) with each code in it
+    as words: the record keeps the code, the page shows the words."""
+    return CODE.sub(lambda m: words(m.group(0)), text or "")

@@ -39,7 +39,7 @@ def relief_plan_page(request):
                                            actor=Actor.from_request(request))
             done = f"Plan made for {plan.gaming_day} {plan.shift}: a push every {plan.relief_minutes} minutes"
         except relief.ReliefError as err:
-            refused = f"{err.code}: {err.message}"
+            refused = err  # the page shows its words; the code rides in an attribute
     now = timezone.now()
     cal = calendar()
     plan = relief.plan_in_force(cal.gaming_day(now), cal.shift(now))
@@ -62,6 +62,6 @@ def relief_mine(request):
             handover = relief.handover_take(table_id=request.POST.get("table"), actor=Actor.from_request(request))
             return redirect("tablet", table_id=handover.table_id)
         except relief.ReliefError as err:
-            refused = f"{err.code}: {err.message}"
+            refused = err  # the page shows its words; the code rides in an attribute
     context = {"refused": refused, **relief.my_pushes(request.user.pk)}
     return render(request, "tables/relief_mine.html", context, status=REFUSED_STATUS if refused else 200)

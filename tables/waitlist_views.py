@@ -44,7 +44,7 @@ def waitlist_page(request):
                 case _:
                     raise waitlist.WaitlistError("invalid_command", "action is add, call, seat or remove")
         except waitlist.WaitlistError as err:
-            refused = f"{err.code}: {err.message}"
+            refused = err  # the page shows its words; the code rides in an attribute
     tables = list(Table.objects.filter(retired=False).order_by("name", "pk").only("pk", "name", "state", "is_open"))
     entries = waitlist.waiting()
     lists = [

@@ -3,6 +3,7 @@ in dollars with two decimals on the pages only (CSV exports keep cents)."""
 
 from django import template
 
+from rounds import labels
 from rounds.engine import money
 
 register = template.Library()
@@ -10,6 +11,18 @@ register = template.Library()
 
 # The engine's formatter itself: one way to write money, for the engine's texts and the pages.
 dollars = register.filter("dollars", money.dollars)
+
+
+@register.filter("words")
+def code_words(code):
+    """A code field (status, action, kind) as words (rounds/labels.py)."""
+    return labels.words(code)
+
+
+@register.filter("words_in")
+def codes_to_words(text):
+    """A recorded sentence with its codes as words (rounds/labels.py)."""
+    return labels.words_in(text)
 
 
 @register.filter

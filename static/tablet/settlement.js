@@ -4,7 +4,7 @@
 // build elements when called.
 import { h } from "../live/dom.js";
 import { money } from "../live/money.js";
-import { HAND, AWARD, isBackline, bettorName, sameBettor } from "./words.js";
+import { HAND, AWARD, WAGER, isBackline, bettorName, sameBettor } from "./words.js";
 
 // --- settlement ---------------------------------------------------------------------
 // Each line of the engine's settlement as one thing the dealer does: Collect, Pay,
@@ -77,7 +77,7 @@ export function settlementView(s, kind) {
     ...backlines.map((b) => backlineTotal(s, seat, b))]);
   const lines = s.lines.map((line, i) => h("tr", { class: `line ${lineAction(line).kind} ${isBackline(line) ? "backline" : ""}`,
     "data-seat": line.seat, "data-bettor": isBackline(line) ? bettorName(line) : null },
-    h("td", { class: "num" }, i + 1), h("td", {}, isBackline(line) ? `Seat ${line.seat} · behind: ${bettorName(line)}` : `Seat ${line.seat}`), h("td", {}, line.wager),
+    h("td", { class: "num" }, i + 1), h("td", {}, isBackline(line) ? `Seat ${line.seat} · behind: ${bettorName(line)}` : `Seat ${line.seat}`), h("td", {}, WAGER[line.wager] || line.wager),
     h("td", { class: "num" }, money(line.stake)), doCell(lineAction(line), lineAction(line).note)));
   const refunds = s.fee_refunds || [];
   return h("div", { class: `settlement ${kind}`, "data-round": s.round },
@@ -101,7 +101,7 @@ function backlineTotal(s, seat, { bettor, action, refund, notes }) {
   return h("tr", { class: `total backline ${action.kind}`, "data-seat": seat.seat, "data-bettor": bettorName(bettor) },
     h("td", { class: "who" }, `↳ behind seat ${seat.seat}: `, h("strong", { class: "bettor" }, bettorName(bettor))),
     h("td", { class: "backline-lines" }, ...mine.map((l) => h("span", { class: `line ${lineAction(l).kind}`, "data-wager": l.wager },
-      `${l.wager} ${lineAction(l).verb.toLowerCase()}${lineAction(l).amount !== null ? ` ${money(lineAction(l).amount)}` : ""}`)).flatMap((el, i) => (i ? [" · ", el] : [el]))),
+      `${WAGER[l.wager] || l.wager} ${lineAction(l).verb.toLowerCase()}${lineAction(l).amount !== null ? ` ${money(lineAction(l).amount)}` : ""}`)).flatMap((el, i) => (i ? [" · ", el] : [el]))),
     doCell(action, [...notes, refund ? `refund fee ${money(refund)}` : ""].filter(Boolean).join(" · ")));
 }
 

@@ -9,6 +9,12 @@ export const HAND = {
   straight_flush: "straight flush", royal_flush: "royal flush",
 };
 
+// A wager's name (rounds/labels.py WAGER: tests/service/test_words_not_codes.py holds the two equal).
+export const WAGER = {
+  ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", bad_beat: "Bad Beat", pairs: "Pairs",
+  progressive: "Progressive",
+};
+
 // The progressive is paid from its fund, not by the player-dealer: highest seat first.
 export const AWARD = {
   royal_first_five: "royal flush in the first five cards (100% of the meter)",

@@ -160,3 +160,23 @@ def test_the_manager_sees_a_waiting_reopen_and_an_unapproved_variance_and_neithe
     counts.shift_reopen_approve(request_id=request.pk, actor=day.manager)
     counts.variance_approve(count_id=big.pk, actor=day.manager, note="seen on camera")
     assert "Nothing is waiting for a manager." in manager.get("/compliance/count/").content.decode()
+
+
+def test_a_count_refusal_and_result_read_as_words_with_dollars_and_box_labels(day):
+    """Not "Not recorded (explanation_required)", "box 5", "151.00 (variance +127.00)"."""
+    from collections_fees.models import CountSheet, DropBox
+    from tests.service.test_words_not_codes import codes_in
+
+    counter = client_of(day.counters[0])
+    sheet_url = f"/compliance/count/{DAY}/grave/"
+    counter.post(sheet_url, {"action": "open"})
+    sheet = CountSheet.objects.get(gaming_day=DAY, shift="grave")
+    box_id = next(iter(counts.placed_boxes(sheet)))
+    expected = counts.box_expected(box_id=box_id, gaming_day=DAY, shift="grave")
+    over = {"action": "count", "box": box_id, **{f"d{d}": n for d, n in pieces(expected + 10001).items()}}
+    refused = counter.post(sheet_url, over, follow=True).content.decode()
+    assert "Not recorded: " in refused and "explanation_required" not in codes_in(refused)
+    counted = counter.post(sheet_url, {**over, "explanation": "a $100 bill stuck in the slot"}, follow=True).content.decode()
+    assert f"Box counted: ${(expected + 10001) / 100:,.2f} (variance +$100.01)." in counted
+    label = DropBox.objects.get(pk=box_id).identifier
+    assert f"box {label}: its variance needs a manager's approval" in counts.sheet_problems(sheet)
