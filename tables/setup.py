@@ -9,6 +9,7 @@ No rule lives here. The configurations compared are the engine's own
 
 from dataclasses import dataclass
 
+from collections_fees.models import JackpotMeter
 from rounds.engine.money import dollars
 from rounds.engine.errors import CommandError
 from rounds.engine.fees import PlayerWager, assess_fees, fee_schedule_from_config
@@ -148,11 +149,42 @@ def config_changes(before: dict | None, after: dict) -> list[Change]:
     configurations as the engine writes them (to_config)."""
     old, new = _leaves(_odds_shown(before)), _leaves(_odds_shown(after))
     order = list(new) + [p for p in old if p not in new]
-    return [
-        Change(_label(path), _shown(path, old.get(path)), _shown(path, new.get(path)))
-        for path in order
-        if old.get(path) != new.get(path)
-    ]
+    shared = _shared_meter(before, after)
+    changes = []
+    for path in order:
+        if old.get(path) == new.get(path):
+            continue
+        after_shown = _shown(path, new.get(path))
+        if shared is not None and path[:3] == METER_PATH and path[3:] in (("meter",), ("reserve",)):
+            # A meter that exists keeps its amounts: the starting amounts asked are not applied.
+            after_shown = f"{after_shown} (not applied: the shared meter keeps its own)"
+        changes.append(Change(_label(path), _shown(path, old.get(path)), after_shown))
+    if shared is not None:
+        changes.append(shared)
+    return changes
+
+
+METER_PATH = ("side_bets", "progressive", "meter")
+
+
+def _shared_meter(before: dict | None, after: dict) -> Change | None:
+    """The line that says a progressive's meter named here exists already: shared, with
+    which tables, at what amounts now (a linked progressive: its amounts are the fund's,
+    never reset by a table joining it). None when the meter is new or already this table's."""
+    def meter_name(config):
+        return (((config or {}).get("side_bets") or {}).get("progressive") or {}).get("meter", {}).get("name")
+
+    name = meter_name(after)
+    if not name or name == meter_name(before):
+        return None
+    meter = JackpotMeter.objects.filter(name=name).first()
+    if meter is None:
+        return None
+    tables = sorted(t.name for t in Table.objects.filter(retired=False).only("name", "state")
+                    if meter_name((t.state or {}).get("config")) == name)
+    sharing = f"shared with {', '.join(tables)}" if tables else "no table plays it now"
+    return Change("Side bets · Progressive · shared meter", NOT_SET,
+                  f"{name} exists ({sharing}): meter {dollars(meter.meter)}, reserve {dollars(meter.reserve)} now")
 
 
 def asked_config(table: Table, change: dict) -> dict:

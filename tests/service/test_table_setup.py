@@ -254,3 +254,24 @@ def test_a_backline_the_engine_refuses_shows_its_code_and_files_nothing():
                                    backline_form(step="request", **{"backline-max_per_seat": bad})).content.decode()
         assert "invalid_command: backline.max_per_seat must be a whole number from 1 to 3" in page
     assert Approval.objects.count() == filed
+
+
+def test_naming_an_existing_shared_meter_says_it_is_shared_with_its_tables_and_amounts_now():
+    """Issue 35, item 7: the review and the queue say the meter exists, who shares it and
+    what it holds now, and that the starting amounts asked are not applied."""
+    from collections_fees.models import JackpotMeter
+    from tables.services import table_create
+
+    meter = {"name": "Demo Progressive", "meter_share": 80, "seed": 500000, "meter": 500000, "reserve": 0}
+    progressive = {"paytable": "PROG-01", "wager": 100, "meter": meter}
+    table_create(name="Demo UTH-3", config={"seats": 6, "side_bets": {"progressive": progressive}}, created_by="test")
+    JackpotMeter.objects.filter(name="Demo Progressive").update(meter=999960, reserve=600240)
+    after = {"seats": 6, "side_bets": {"progressive": progressive}}
+    changes = {c.what: c.after for c in config_changes(None, after)}
+    assert changes["Side bets · Progressive · shared meter"] == (
+        "Demo Progressive exists (shared with Demo UTH-3): meter $9,999.60, reserve $6,002.40 now")
+    starting = [after for what, after in changes.items() if what.endswith("starting amount")]
+    assert starting and all("not applied" in text for text in starting)
+    # A new meter's name: its starting amounts are what it starts with; nothing shared.
+    fresh = {"seats": 6, "side_bets": {"progressive": {**progressive, "meter": {**meter, "name": "High Limit"}}}}
+    assert not any("shared" in c.what or "not applied" in c.after for c in config_changes(None, fresh))
