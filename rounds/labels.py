@@ -9,7 +9,13 @@ tablet's script has its own copy of the award labels (static/table.js, AWARD).
 import re
 
 from rounds.engine.hands import CATEGORIES
-from rounds.engine.sidebets import PAIRS_ROWS, PROGRESSIVE_HANDS
+from rounds.engine.sidebets import (
+    BAD_BEAT_TABLES,
+    PAIRS_ROWS,
+    PAIRS_TABLES,
+    PROGRESSIVE_HANDS,
+    PROGRESSIVE_TABLES,
+)
 
 HAND = {
     "high_card": "high card",
@@ -114,3 +120,25 @@ def words_in(text: str | None) -> str:
     """A recorded sentence (an audit summary, a refusal's message) with each code in it
     as words: the record keeps the code, the page shows the words."""
     return CODE.sub(lambda m: words(m.group(0)), text or "")
+
+
+
+def side_bet_pays(side_bets: dict | None) -> list[dict]:
+    """Each side bet the table offers as posted (game-rules 10): its name, pay table,
+    limits (cents; None: none) and what each hand pays, in words, for the tablet's "Table
+    rules". The progressive's flat wager is its limits too."""
+    posted = []
+    side_bets = side_bets or {}
+    for key, tables in (("bad_beat", BAD_BEAT_TABLES), ("pairs", PAIRS_TABLES)):
+        bet = side_bets.get(key)
+        if bet:
+            rows = [{"hand": label(hand), "pays": f"{pay:,} to 1"} for hand, pay in tables[bet["paytable"]].items()]
+            posted.append({"name": WAGER[key], "paytable": bet["paytable"], "min": bet.get("min"), "max": bet.get("max"),
+                           "rows": rows})
+    progressive = side_bets.get("progressive")
+    if progressive:
+        rows = [{"hand": label(hand), "pays": f"{amount}% of the meter" if how == "percent" else f"{amount:,} to 1"}
+                for hand, (how, amount) in PROGRESSIVE_TABLES[progressive["paytable"]].items()]
+        posted.append({"name": WAGER["progressive"], "paytable": progressive["paytable"], "min": progressive["wager"],
+                       "max": progressive["wager"], "meter": progressive["meter"]["name"], "rows": rows})
+    return posted

@@ -22,6 +22,7 @@ from cardroom.access import (
     tables_viewable,
 )
 from rounds.engine.view import posted_rules
+from rounds.labels import side_bet_pays
 from rounds.visibility import LIVE, TABLET, audience_of
 
 from . import presence
@@ -100,7 +101,8 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "unknown_error": UNKNOWN_ERROR_TEXT,
                 # As posted when the page was opened: an open table's configuration
                 # changes only with a second supervisor's approval, between rounds.
-                "posted": posted_rules(table.state["config"]),
+                "posted": {**posted_rules(table.state["config"]),
+                           "side_bet_pays": side_bet_pays(table.state["config"].get("side_bets"))},
                 "posted_text": POSTED_TEXT,
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),

@@ -46,6 +46,12 @@ export function createDialogs(ctx) {
           h("p", {}, `A player-dealer banks at most ${p.max_consecutive_banks} round${p.max_consecutive_banks > 1 ? "s" : ""} in a row.`)),
         h("section", {}, h("h3", {}, `Blind pays (${p.paytable.name})`), odds(p.paytable.blind)),
         h("section", {}, h("h3", {}, "Trips pays"), odds(p.paytable.trips)),
+        // Every side bet the table offers, with its limits and what each hand pays (game-rules 10).
+        ...(p.side_bet_pays || []).map((bet) => h("section", { class: "side-bet-rules", "data-side-bet": bet.paytable },
+          h("h3", {}, `${bet.name} pays (${bet.paytable})`),
+          h("p", {}, bet.meter ? `A flat ${money(bet.min)} wager; meter: ${bet.meter}.` : `Wager: ${range(bet.min, bet.max)}`),
+          h("table", { class: "grid compact" }, h("tbody", {}, ...bet.rows.map((r) =>
+            h("tr", {}, h("td", {}, r.hand), h("td", { class: "num" }, r.pays))))))),
         h("section", {}, h("h3", {}, "Collection fees"), fees
           ? [h("p", {}, `Paid by ${t[fees.payers]}; a player's fee on ${t[fees.player_basis]}, the player-dealer's ${t[fees.pd_basis]}.`),
             h("table", { class: "grid compact" },

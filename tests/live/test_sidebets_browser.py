@@ -50,6 +50,16 @@ def test_side_bets_on_the_tablet_and_a_progressive_award_confirmed_from_the_floo
     # The side bets the table offers, beside the Ante and Trips.
     tablet = log_in(browsers(), daphne.url, f"/tables/{betting.pk}/tablet/")
     expect(tablet.locator("#status")).to_have_text("Live")
+    # The posted rules list every side bet offered, its limits and what each hand pays.
+    tablet.click("button:has-text('Table rules')")
+    rules = tablet.locator("#rules-dialog")
+    expect(rules.locator("[data-side-bet='BBB-01']")).to_contain_text("Bad Beat pays (BBB-01)")
+    expect(rules.locator("[data-side-bet='BBB-01']")).to_contain_text("$1.00 to $25.00")
+    expect(rules.locator("[data-side-bet='BBB-01'] tr", has_text="straight flush")).to_contain_text("10,000 to 1")
+    expect(rules.locator("[data-side-bet='UPB-1'] tr", has_text="ace-king suited")).to_contain_text("25 to 1")
+    expect(rules.locator("[data-side-bet='PROG-01'] tr", has_text="royal flush in the first five cards")).to_contain_text(
+        "100% of the meter")
+    rules.locator("button:has-text('Close')").click()
     seat2 = tablet.locator(".seat[data-seat='2']")
     seat2.locator("input[name=ante]").fill("10")
     seat2.locator("input[name=trips]").fill("5")
