@@ -48,7 +48,8 @@ def test_the_collection_log_shows_lines_totals_dollars_and_the_time_zone(ledger,
     assert "Time (America/Los_Angeles)" in html
     assert "2026-03-02 10:00:" in html and "PST" in html  # shown in the cardroom's zone
     assert "$3.00" in html  # the player-dealer's 300-cent fee, in dollars
-    assert "refunded (bank_could_not_act" in html and "round_voided" in html
+    # The reasons in words (issue 35 item 4); the export keeps the codes.
+    assert "refunded (the bank could not act" in html and "round voided" in html
     assert "dealer-ann" in html and "dealer-bob" in html
     totals = response.context["totals"]
     assert [(t["gaming_day"], t["table_id"]) for t in totals] == [(DAY1, ledger.table_a.pk), (DAY2, ledger.table_a.pk)]
@@ -160,9 +161,9 @@ def test_the_round_pages_show_inputs_settlement_and_the_recomputation(ledger, of
     html = officer_client.get(f"/compliance/rounds/{rnd.pk}/").content.decode()
     assert "matches the rules engine" in html
     assert "Ah Kc 7d 8s 9h" in html and "-$5.00" in html and "exhausted" in html
-    assert "refund of seq" in html and "bank_could_not_act" in html
+    assert "refund of seq" in html and "the bank could not act" in html
     voided = officer_client.get(f"/compliance/rounds/{ledger.rounds['voided'].pk}/").content.decode()
-    assert "shuffler malfunction" in voided and "sup-carla" in voided and "round_voided" in voided
+    assert "shuffler malfunction" in voided and "sup-carla" in voided and "round voided" in voided
     assert officer_client.get("/compliance/rounds/999999/").status_code == 404
 
 

@@ -6,6 +6,8 @@ and their wagers, never their ids. Screenshots go to test-artifacts/."""
 
 import pytest
 
+from rounds.labels import WAGER
+
 from rounds.models import SettlementLine
 from tests.engine.helpers import FEES
 
@@ -115,7 +117,7 @@ def test_two_backlines_behind_a_seat_are_played_through_to_the_settlement(daphne
     expect(shown.locator("td:nth-child(2)")).to_have_text(
         [f"Seat 2 · behind: {line.bettor}" if line.bettor else "Seat 2" for line in lines]
     )
-    expect(shown.locator("td:nth-child(3)")).to_have_text([line.wager for line in lines])
+    expect(shown.locator("td:nth-child(3)")).to_have_text([WAGER[line.wager] for line in lines])  # in words
     overlay.locator("details.lines-detail summary").click()
     tablet.screenshot(path=ARTIFACTS / "tablet-backline-settlement.png", full_page=True)
     live.screenshot(path=ARTIFACTS / "live-backline-settlement.png", full_page=True)

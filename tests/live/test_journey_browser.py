@@ -276,7 +276,8 @@ def step_side_bets_and_award(day: Day):
     dealer.click("#next button:has-text('Shuffle and deal')")
     play_to_showdown(dealer, players)
     settled = settle(day, dealer, 2, "side-bets-settled")
-    assert re.search(r"Seat \d+bad_beat\$5\.00", settled) and re.search(r"Seat \d+pairs\$5\.00", settled), settled
+    # The wagers in words (issue 35 item 4): never the code `bad_beat`.
+    assert re.search(r"Seat \d+Bad Beat\$5\.00", settled) and re.search(r"Seat \d+Pairs\$5\.00", settled), settled
 
     # The shuffler's sequence entered on the card picker: the first player gets A-K of
     # spades and the board Q-J of spades on the flop and the ten on the river, a royal
