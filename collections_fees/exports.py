@@ -171,7 +171,8 @@ class CsvExport:
 
 
 def export_filename(kind: str, filters: dict, export_id: uuid.UUID, extension: str) -> str:
-    days = "_".join(filters[k] for k in ("day_from", "day_to") if filters.get(k)) or "all-days"
+    # Named for what it holds: one gaming day (the CTR list's), a range, or every day.
+    days = filters.get("gaming_day") or "_".join(filters[k] for k in ("day_from", "day_to") if filters.get(k)) or "all-days"
     table = f"_table-{filters['table']}" if filters.get("table") else ""
     return f"{kind}_{days}{table}_{str(export_id)[:8]}.{extension}"
 

@@ -163,3 +163,23 @@ def test_an_export_of_a_kind_the_manifest_does_not_name_is_refused():
     assert {"mtl", "cash", "ctr", "self_exclusion", "patron_history"} <= set(kinds)
     with pytest.raises(ValueError, match="unknown export kind 'patron_notes'"):
         CsvExport(kind="patron_notes", query=selectors.cash_query({}), filters={}, requested_by="compliance")
+
+
+def test_the_ctr_list_of_a_day_chosen_on_the_page_exports_under_that_days_name(people, tables, ann, actors, tmp_path):
+    """Issue 35, item 8: a day picker on the page (not an edited URL), and the file of one
+    gaming day named for it, not `ctr_all-days_…`."""
+    import re
+
+    from patrons import cash
+
+    for table, amount in ((tables[0], 600000), (tables[1], 500000)):
+        cash.cash_record(table_id=table.pk, kind="chip_purchase", amount=amount, player="P-1001", actor=actors["dealer"])
+    day = CashAlert.objects.get(kind="ctr_required").gaming_day.isoformat()
+    officer = logged_in(people["compliance"])
+    page = officer.get("/compliance/ctr/").content.decode()
+    assert re.search(r'<form method="get"[^>]*id="ctr-day"', page) and f'name="day" value="{day}"' in page
+    asgi = AsgiClient(officer)
+    asgi.client = officer
+    _, _, manifest = _export(asgi, "/compliance/ctr/export.csv", tmp_path, "ctr", {"day": day})
+    assert manifest["file"]["name"].startswith(f"ctr_{day}_") and "all-days" not in manifest["file"]["name"]
+    assert manifest["rows"] == 2
