@@ -54,6 +54,16 @@ def game_of(config: dict) -> str:
     return f"{name} · Ante {_dollars(low) if low else 'any'}–{_dollars(high) if high else 'any'}"
 
 
+def game_title(config: dict) -> str:
+    """The game as a lobby board names it for players: in words, the stakes in dollars
+    (the pay table's code is the floor's, not the player's)."""
+    limits = config.get("limits") or {}
+    low, high = limits.get("ante_min"), limits.get("ante_max")
+    if low is None and high is None:
+        return "Ultimate Texas Hold'em, any Ante"
+    return f"Ultimate Texas Hold'em, {_dollars(low) if low else 'any'} to {_dollars(high) if high else 'any'} Ante"
+
+
 def props_only(state: dict) -> bool:
     """The engine's rule (TableGame.props_only): such a table is no game a player can join
     as "going" (issue 26: the floor's complaint about lists that show it so)."""
@@ -200,7 +210,8 @@ def lobby_board() -> list[dict]:
     board = {}
     for table in _tables():
         game = game_of(table.state["config"])
-        row = board.setdefault(game, {"game": game, "running": 0, "open_seats": 0, "props_only": 0, "waiting": 0})
+        row = board.setdefault(game, {"game": game, "title": game_title(table.state["config"]), "running": 0,
+                                      "open_seats": 0, "props_only": 0, "waiting": 0})
         if not table.is_open:
             continue
         if props_only(table.state):

@@ -81,6 +81,13 @@ def test_a_waitlisted_player_is_called_and_seated_and_a_second_tppp_is_refused(d
     expect(row.locator(".open-seats")).to_have_text("4")
     expect(row.locator(".waiting")).to_have_text("1")
     expect(row.locator(".props-only")).to_contain_text("1 table, proposition players only")
+    # A board for a TV across the room (issue 35 item 8): the game in words, large type at 1920x1080.
+    lobby.set_viewport_size({"width": 1920, "height": 1080})
+    expect(row.locator("td.game")).to_contain_text("Ultimate Texas Hold'em")
+    assert "UTH-0" not in row.locator("td.game").inner_text()  # not the pay table's code
+    size = lobby.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.lobby-board td.game')).fontSize)")
+    assert size >= 40, size
+    assert lobby.evaluate("() => document.querySelector('meta[http-equiv=refresh]').content") == "30"  # refreshes itself
     lobby.screenshot(path=ARTIFACTS / "lobby.png", full_page=True)
     html = lobby.content()
     for name in ("P-1001", "Tom", "Tess", "Tina", "B-78"):

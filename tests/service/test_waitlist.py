@@ -169,6 +169,7 @@ def test_the_lobby_board_counts_a_props_only_table_apart_and_names_nobody(floor)
     assert '<td class="open-seats">4</td>' in row  # 6 - 2 at UTH-7; none counted at UTH-8
     assert '<td class="waiting">1</td>' in row
     assert "1 table, proposition players only" in row
+    assert "Ultimate Texas Hold&#x27;em, $5 to $100 Ante" in row and "UTH-0" not in row  # the game in words (issue 35 item 8)
     for name in ("P-4242", "P-5353", "P-7777", "P-6161", "B-77", "Tess", "UTH-7", "UTH-8"):
         assert name not in html
     # No script from outside: every script the page loads is the app's own.
