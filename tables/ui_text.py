@@ -16,6 +16,7 @@ ERROR_TEXT = {
     "seat_empty": "Nobody is sitting in that seat.",
     "player_already_seated": "That player is already seated at this table.",
     "box_missing": "No round before this table's drop boxes are placed for this shift: call a supervisor to place them.",
+    "reason_required": "Say why the void is refused: the dealer who asked reads it.",
     "config_not_approved": "This table's first configuration needs a second supervisor's approval before it opens.",
     "mixed_script_id": "That id mixes letters of different alphabets: type it in one alphabet.",
     "seat_is_player_dealer": "That seat is the player-dealer: it banks, it does not bet.",
