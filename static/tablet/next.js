@@ -79,7 +79,9 @@ export function createNext(ctx) {
     },
     deal(next) {
       return [collectionPanel(), progressiveDrop(),
-        say("Deal: let the software shuffle, enter the shuffler's sequence, or deal by hand."),
+        say("Deal: enter the shuffler's sequence, or deal by hand and enter the cards as they are turned over."),
+        h("p", { class: "muted software-deal" }, "Shuffle and deal: the software shuffles its own deck and keeps every card "
+          + "hidden until it is shown. It is for a table dealt from this screen (training, the demo), not one with cards on the layout."),
         h("div", { class: "row wrap" }, button("Shuffle and deal", { type: "deal" }),
           h("button", { class: "secondary", onclick: () => openSequencePicker(next.cards) }, `Enter shuffler sequence (${next.cards} cards)`),
           button("Dealt by hand: take decisions", { type: "deal_by_hand" }, "secondary deal-by-hand"))];

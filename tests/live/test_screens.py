@@ -128,6 +128,20 @@ def test_every_screen_fits_every_size_and_a_7_player_settlement_needs_no_scrolli
         dealer.screenshot(path=ARTIFACTS / f"settlement-7-players-{size}.png")
         assert small_targets(dealer, "#settlement button, #settlement summary") == [], size
 
+    # On a phone, "Every wager in order" breaks no word or amount ("Colle/ct", "$10.0/0"):
+    # each piece of text lies on one line; the panel scrolls sideways instead.
+    dealer.set_viewport_size({"width": 390, "height": 844})
+    dealer.click("#settlement .lines-detail summary")
+    broken = dealer.evaluate("""() => {
+        const texts = [], walk = document.createTreeWalker(document.querySelector('#settlement table.lines'), NodeFilter.SHOW_TEXT);
+        while (walk.nextNode()) texts.push(walk.currentNode);
+        return texts.filter((text) => {
+          const range = document.createRange(); range.selectNodeContents(text);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+        }).map((text) => text.textContent);
+      }""")
+    assert broken == [], broken
+    assert overflow(dealer) <= 0  # the page itself does not scroll sideways
     dealer.click("#settlement .done")
     expect(dealer.locator("#settlement")).to_be_hidden()
     supervisor = log_in(browsers(), daphne.url, "sam", "/floor/")
