@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from rounds.labels import WAGER
 from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
 from tests.db_access import app_role_database_url, as_owner
@@ -238,7 +239,7 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     expect(overlay.locator("tr.line")).to_have_count(len(lines))
     for shown, line in zip(overlay.locator("tr.line").all(), lines):
         expect(shown.locator("td").nth(1)).to_have_text(f"Seat {line.seat}")
-        expect(shown.locator("td").nth(2)).to_have_text(line.wager)
+        expect(shown.locator("td").nth(2)).to_have_text(WAGER[line.wager])  # in words
     balance = f"${settled.balance // 100:,}.{settled.balance % 100:02d}"
     expect(overlay.locator(".bank-left")).to_contain_text(f"bank left {balance}")
     tablet.screenshot(path=ARTIFACTS / "tablet-settlement.png", full_page=True)
