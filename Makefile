@@ -22,7 +22,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime-$(call req_hash,requirements.txt)
 DEV_STAMP := $(VENV)/.installed-dev-$(call req_hash,requirements.txt requirements-dev.txt)
 
 .DEFAULT_GOAL := run
-.PHONY: run dev test
+.PHONY: run dev test guide
 
 run: $(RUNTIME_STAMP)
 	DJANGO_DEBUG=0 $(PY) manage.py serve --host $(HOST) --port $(PORT)
@@ -45,3 +45,15 @@ $(DEV_STAMP): | $(PY)
 	$(PIP_INSTALL) -r requirements-dev.txt
 	rm -f $(VENV)/.installed-dev-*
 	touch $@
+
+# The user's guide's pictures (docs/guide.md): the browser tests that take them, run again,
+# and the pictures copied into docs/guide/ (commit them).
+GUIDE_TESTS := tests/live/test_browser.py tests/live/test_screens.py tests/live/test_table_setup_browser.py \
+	tests/live/test_patrons_browser.py tests/counts/test_layout_browser.py
+GUIDE_SHOTS := tablet-showdown tablet-table-rules table-setup queue-config approvals-queue floor-approval-waiting \
+	patrons-tablet-panel
+guide: $(DEV_STAMP)
+	$(PY) -m pytest -q $(GUIDE_TESTS)
+	for shot in $(GUIDE_SHOTS); do cp test-artifacts/$$shot.png docs/guide/; done
+	cp test-artifacts/settlement-7-players-1280x800.png docs/guide/tablet-settlement.png
+	cp "$$(ls test-artifacts/count-compliance-count-*-day-1280x800.png | head -1)" docs/guide/count-sheet.png
