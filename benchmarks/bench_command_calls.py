@@ -1,0 +1,103 @@
+"""What the command service does per command, counted: Python function calls (cProfile)
+and SQL statements, by command type, over whole rounds (issue 37 item 4).
+
+Run with `.venv/bin/python -m benchmarks.bench_command_calls [rounds]`. It starts its own
+throwaway PostgreSQL and Redis (tests/plugins/services.py; DATABASE_URL and REDIS_URL
+are ignored), migrates, and at each of `rounds` tables seats four players and plays a round through
+`tables.services.command_execute`, as a dealer's tablet does, each round dealt from a
+stated deck (tests/engine/helpers.py `dealt_round`). Only the calls inside
+`command_execute` are counted, so table creation and seeding cost nothing here. Counts
+are not times: the machine's load cannot move them, so two commits compare by running
+this script in each (a worktree of the baseline with the same `.venv`). Prints figures;
+asserts nothing beyond every command being accepted.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import pstats
+import sys
+from collections import defaultdict
+
+
+def setup_django() -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "cardroom.settings.base"
+    os.environ["DJANGO_DEBUG"] = "0"
+    # A throwaway database's ledger: a throwaway key (the rows are hashed as in production).
+    os.environ.setdefault("CARDROOM_LEDGER_KEY", "bench:" + "b" * 48)
+    import django
+
+    django.setup()
+
+
+def main(argv: list[str]) -> None:
+    rounds = int(argv[0]) if argv else 6
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(name, None)
+    from tests.plugins.services import Services
+
+    services = Services()
+    services.start()
+    try:
+        run(rounds, services.summary)
+    finally:
+        services.stop()
+
+
+def run(rounds: int, summary: str) -> None:
+    setup_django()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from tables.events import publisher
+    from tables.services import command_execute, table_create
+    from tests.engine.helpers import dealt_round, seated_with_pd
+
+    print(summary)
+    call_command("migrate", verbosity=0)
+    try:  # a person opens rounds only with the table's boxes placed (where the rule exists)
+        from tests.boxes import place_boxes
+    except ImportError:
+        def place_boxes(table):
+            return None
+
+    calls, statements, seen = defaultdict(int), defaultdict(int), defaultdict(int)
+    current = [""]
+
+    def count_statement(execute, sql, params, many, context):
+        statements[current[0]] += 1
+        return execute(sql, params, many, context)
+
+    # One table a round: seated, the bank taken, one round dealt from a stated deck. The
+    # first table warms the process up (imports, compiled queries) and is not counted.
+    sent = accepted = 0
+    for number in range(rounds + 1):
+        table = table_create(name=f"Bench {number}", config={"seats": 6}, created_by="bench")
+        place_boxes(table)
+        counted = number > 0
+        with connection.execute_wrapper(count_statement):
+            for command in seated_with_pd([1, 2, 3, 4], pd=1) + dealt_round([2, 3, 4]):
+                kind = command["type"]
+                current[0] = kind if counted else ""
+                profile = cProfile.Profile()
+                profile.enable()
+                outcome = command_execute(table_id=table.pk, command=command, actor="bench")
+                profile.disable()
+                assert outcome.ok, (command, outcome.result)
+                if counted:
+                    sent += 1
+                    accepted += 1
+                    calls[kind] += pstats.Stats(profile).total_calls
+                    seen[kind] += 1
+    publisher.drain()
+    total_calls, total_statements = sum(calls.values()), sum(statements[k] for k in seen)
+    print(f"{accepted} commands counted ({rounds} rounds at {rounds} tables, after one round to warm up)")
+    print(f"{'command':<14}{'count':>7}{'calls/command':>16}{'SQL/command':>14}")
+    for kind in sorted(seen, key=lambda k: -calls[k] / seen[k]):
+        print(f"{kind:<14}{seen[kind]:>7}{calls[kind] / seen[kind]:>16.0f}{statements[kind] / seen[kind]:>14.1f}")
+    print(f"{'all':<14}{accepted:>7}{total_calls / accepted:>16.0f}{total_statements / accepted:>14.1f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
