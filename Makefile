@@ -30,8 +30,10 @@ run: $(RUNTIME_STAMP)
 dev: $(RUNTIME_STAMP)
 	DJANGO_DEBUG=1 $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
+# Prints how long the suite took (wall clock), and keeps pytest's exit status.
 test: $(DEV_STAMP)
-	$(PY) -m pytest $(ARGS)
+	@start=$$(date +%s); $(PY) -m pytest $(ARGS); status=$$?; took=$$(( $$(date +%s) - start )); \
+	echo "make test: $$(( took / 60 )) min $$(( took % 60 )) s"; exit $$status
 
 $(PY):
 	$(PYTHON) -m venv --clear $(VENV)
