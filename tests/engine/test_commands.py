@@ -347,9 +347,10 @@ def test_every_engine_error_code_is_covered():
     # not_authorized and stale_version belong to the service layer (users, versions):
     # rounds/engine never raises them (nor the patron gate's: self_excluded, check_required,
     # tppp_mismatch, tests/patron_aml; nor box_missing, the service's drop-box check,
-    # tests/service/test_box_missing.py). Every other code must have a refusal case here.
+    # tests/service/test_box_missing.py; nor reason_required, a void refused without a reason,
+    # tests/service/test_two_person_controls.py). Every other code must have a refusal case here.
     assert codes == ERROR_CODES - {"not_authorized", "stale_version", "rate_limited", "config_not_approved", "self_excluded",
-                                   "check_required", "tppp_mismatch", "box_missing"}
+                                   "check_required", "tppp_mismatch", "box_missing", "reason_required"}
 
 
 def test_wager_limits_are_inclusive_and_a_wager_replaces_the_earlier_one():
