@@ -837,13 +837,17 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
 def waiting_for_a_manager() -> dict:
     """What only a manager can move: closed shifts someone asked to reopen (no reopen
     yet), and counts in force whose variance is above the escalation threshold and not
-    approved, on shifts not closed. The manager's home (tables.views.home)."""
+    approved, on shifts not closed. The manager's home (tables.views.home). Reads only the
+    sheets that hold an unapproved count, not the whole count history."""
     reopens = list(ShiftReopenRequest.objects.filter(reopen__isnull=True).order_by("requested_at", "id"))
-    closed = {(c.gaming_day, c.shift): c.action for c in ShiftClose.objects.order_by("at", "id")}
-    open_sheets = [sheet.pk for sheet in CountSheet.objects.all() if closed.get((sheet.gaming_day, sheet.shift)) != "close"]
+    sheets = {sheet.pk: sheet for sheet in CountSheet.objects.filter(
+        pk__in=BoxCount.objects.filter(approval__isnull=True).values("sheet_id"))}
+    closed = {}
+    for close in ShiftClose.objects.filter(sheet_id__in=sheets).order_by("at", "id"):
+        closed[close.sheet_id] = close.action  # the latest of each shift is in force
     latest = {}
     for count in (BoxCount.objects.select_related("sheet", "box", "table", "approval")
-                  .filter(sheet_id__in=open_sheets).order_by("counted_at", "id")):
+                  .filter(sheet_id__in=[pk for pk in sheets if closed.get(pk) != "close"]).order_by("counted_at", "id")):
         latest[(count.sheet_id, count.box_id)] = count
     variances = [count for count in latest.values() if not hasattr(count, "approval") and counts.needs_approval(count)]
     return {"reopens": reopens, "variances": sorted(variances, key=lambda c: (c.counted_at, c.pk))}
