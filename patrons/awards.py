@@ -112,7 +112,9 @@ def award_confirmed(*, table_id: int, round_id: int, seat: int, player: str, han
 def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
     """A supervisor or compliance officer names an owed award's winner (a patron number or
     card, or a U-id; above the CTR line a patron whose record holds identification). Not
-    the supervisor who confirmed it: two people, by user, for an award's money."""
+    the supervisor who confirmed it: two people, by user, for an award's money. A due award
+    not paid yet may be identified again, to correct a winner named wrongly (the audit row
+    keeps who was named before); a paid one may not."""
     if actor.role not in IDENTIFICATION_ROLES:
         raise PatronError("not_authorized", "a supervisor or compliance officer identifies an award's winner")
     if not isinstance(player, str) or not player.strip():
@@ -121,8 +123,8 @@ def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
         award = AwardCashOut.objects.select_for_update().filter(pk=award_id).first()
         if award is None:
             raise PatronError("unknown_award", f"no award {award_id}")
-        if award.state != "owed":
-            raise PatronError("wrong_state", f"the award is {award.state}, not owed")
+        if award.state == "paid":
+            raise PatronError("wrong_state", "the award is paid: its payout row is a cash record (a reversal corrects it)")
         if actor.name == award.confirmed_by:
             raise PatronError("second_person_required",
                               f"{actor.name} confirmed this award: another person identifies its winner")
@@ -136,13 +138,16 @@ def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
         why = why_owed(patron, unidentified, award.amount)
         if why:
             raise PatronError("identification_required", why)
+        before = award.winner
         award.state, award.winner = "due", _winner_id(patron, unidentified)
         award.identified_by, award.identified_at = actor.name, timezone.now()
         award.save(update_fields=["state", "winner", "identified_by", "identified_at"])
+        corrected = f" (was {before})" if before else ""
         audit_record(
             actor=actor, action="award", table_id=award.table_id,
-            summary=f"winner of the progressive award at seat {award.seat} (round {award.round_id}) identified as {award.winner}",
-            detail={"award": award.pk, "winner": award.winner},
+            summary=(f"winner of the progressive award at seat {award.seat} (round {award.round_id}) identified as "
+                     f"{award.winner}{corrected}"),
+            detail={"award": award.pk, "winner": award.winner, "before": before},
         )
     return award
 

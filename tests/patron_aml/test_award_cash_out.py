@@ -140,3 +140,52 @@ def test_the_floor_shows_the_owed_award_and_a_second_supervisor_identifies_its_w
     assert sue.post(url, {"player": "P-77"}).status_code == 302
     assert AwardCashOut.objects.get().state == "due"
     assert "Due: record its cash payout" in sue.get("/floor/patrons/").content.decode()
+
+
+def test_a_winner_named_wrongly_is_corrected_before_payout_and_a_paid_award_is_not_renamed(owed_award):
+    """A slip in the winner's number is corrected by naming the winner again (audited, with
+    the one before), never by an edit; once paid, the award is the cash log's."""
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    for number, id_number in (("P-77", "D7700077"), ("P-78", "D7800078")):
+        patron_create(actor=people["sue"], number=number, display_name=number, legal_name=f"Win {number}",
+                      **{**WINNER_ID, "id_number": id_number})
+    assert awards_identify(award, "P-77", people["sue"]).winner == "P-77"  # the slip
+    corrected = awards_identify(award, "P-78", people["sue"])
+    assert (corrected.state, corrected.winner) == ("due", "P-78")
+    assert AuditEntry.objects.filter(action="award", detail__before="P-77", detail__winner="P-78").exists()
+    with pytest.raises(PatronError) as confirmer:  # the confirming supervisor may not re-point it either
+        awards_identify(award, "P-77", people["sam"])
+    assert confirmer.value.code == "second_person_required"
+    cash.cash_record(table_id=table.pk, kind="cash_payout", amount=AWARD, player="P-78", actor=people["dan"],
+                     award_round=rnd.pk, award_seat=2)
+    with pytest.raises(PatronError) as paid:
+        awards_identify(award, "P-77", people["sue"])
+    assert paid.value.code == "wrong_state" and AwardCashOut.objects.get().winner == "P-78"
+
+
+def test_a_listed_or_unknown_winner_is_refused_and_nothing_changes(owed_award):
+    from patrons import identity
+
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    listed = patron_create(actor=people["sue"], number="P-66", display_name="Listed", legal_name="Lis Ted",
+                           **{**WINNER_ID, "id_number": "D6600066"})
+    identity.state_list_import(actor=compliance_person(), filename="s.csv", content=b"name\nLis Ted\n")
+    for player, code in (("P-66", "self_excluded"), ("P-404", "unknown_patron"), ("", "unknown_patron")):
+        with pytest.raises(PatronError) as refused:
+            awards_identify(award, player, people["sue"])
+        assert refused.value.code == code, player
+    with pytest.raises(PatronError) as unknown:
+        from patrons import awards
+
+        awards.award_identify(award_id=award.pk + 999, player="P-2", actor=people["sue"])
+    assert unknown.value.code == "unknown_award"
+    assert AwardCashOut.objects.get().state == "owed" and listed.pk
+
+
+def compliance_person():
+    from cardroom.access import Actor
+    from tests.service.test_access import person
+
+    return Actor.of(person("cora", "compliance"))

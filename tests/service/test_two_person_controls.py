@@ -368,6 +368,10 @@ def test_a_void_is_refused_with_a_reason_the_dealer_reads(floor):
         with pytest.raises(CommandError) as refused:
             approval_decide(approval_id=asked.pk, decider=Actor.of(sue), approve=False, via="device", reason=reason)
         assert refused.value.code == "reason_required"
+    for reason in ("x" * 201, None, 7):  # too long for its column, or not a text
+        with pytest.raises(CommandError) as refused:
+            approval_decide(approval_id=asked.pk, decider=Actor.of(sue), approve=False, via="device", reason=reason)
+        assert refused.value.code == "invalid_command"
     assert not ApprovalDecision.objects.filter(approval=asked).exists()
     page = logged_in(sue).post("/staff/approvals/", {"approval": asked.pk, "approve": "0", "reason": "the flop was  dealt right"})
     assert page.status_code == 302
