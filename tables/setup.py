@@ -180,8 +180,9 @@ def _shared_meter(before: dict | None, after: dict) -> Change | None:
     meter = JackpotMeter.objects.filter(name=name).first()
     if meter is None:
         return None
-    tables = sorted(t.name for t in Table.objects.filter(retired=False).only("name", "state")
-                    if meter_name((t.state or {}).get("config")) == name)
+    # The tables naming it, found by the database (a JSON path), not by reading every table's state.
+    tables = list(Table.objects.filter(retired=False, state__config__side_bets__progressive__meter__name=name)
+                  .order_by("name").values_list("name", flat=True))
     sharing = f"shared with {', '.join(tables)}" if tables else "no table plays it now"
     return Change("Side bets · Progressive · shared meter", NOT_SET,
                   f"{name} exists ({sharing}): meter {dollars(meter.meter)}, reserve {dollars(meter.reserve)} now")

@@ -42,26 +42,29 @@ def _dollars(cents: int) -> str:
     return f"${cents // 100}" if cents % 100 == 0 else f"${cents / 100:.2f}"
 
 
+def _ante_limits(config: dict, between: str) -> str | None:
+    """The Ante limits in dollars ("any" for an open end), or None for a table with none."""
+    limits = config.get("limits") or {}
+    low, high = limits.get("ante_min"), limits.get("ante_max")
+    if low is None and high is None:
+        return None
+    return f"{_dollars(low) if low else 'any'}{between}{_dollars(high) if high else 'any'}"
+
+
 def game_of(config: dict) -> str:
     """The list a table's players wait on: its pay table and Ante limits, e.g.
     "UTH-02 · Ante $5–$100". Tables with the same rules and limits share one list."""
     paytable = config.get("paytable")
     name = paytable if isinstance(paytable, str) else "custom pay table"
-    limits = config.get("limits") or {}
-    low, high = limits.get("ante_min"), limits.get("ante_max")
-    if low is None and high is None:
-        return f"{name} · no Ante limit"
-    return f"{name} · Ante {_dollars(low) if low else 'any'}–{_dollars(high) if high else 'any'}"
+    limits = _ante_limits(config, "–")
+    return f"{name} · Ante {limits}" if limits else f"{name} · no Ante limit"
 
 
 def game_title(config: dict) -> str:
     """The game as a lobby board names it for players: in words, the stakes in dollars
     (the pay table's code is the floor's, not the player's)."""
-    limits = config.get("limits") or {}
-    low, high = limits.get("ante_min"), limits.get("ante_max")
-    if low is None and high is None:
-        return "Ultimate Texas Hold'em, any Ante"
-    return f"Ultimate Texas Hold'em, {_dollars(low) if low else 'any'} to {_dollars(high) if high else 'any'} Ante"
+    limits = _ante_limits(config, " to ")
+    return f"Ultimate Texas Hold'em, {limits} Ante" if limits else "Ultimate Texas Hold'em, any Ante"
 
 
 def props_only(state: dict) -> bool:
