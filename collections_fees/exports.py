@@ -245,6 +245,7 @@ DAILY_SUMMARY_COLUMNS = [
     "counted_by",
     "counted_at_local",
     "count_entries",
+    "uncounted_shifts",
     "fees_dollars",
     "refunds_dollars",
     "expected_drop_dollars",
@@ -272,7 +273,8 @@ def daily_summary_xlsx(*, totals: list[dict], filters: dict, requested_by: str, 
         ["Filters", ", ".join(f"{k}={v}" for k, v in filters.items()) or "none"],
         ["Export id", str(export_id), "manifest", f"/compliance/exports/{export_id}/manifest.json"],
         ["Requested by", requested_by, "at", timezone.localtime().strftime("%Y-%m-%d %H:%M:%S %Z"), zone],
-        ["Expected drop = fees - refunds; variance = counted - expected (the latest count entered)."],
+        ["Expected drop = fees - refunds; variance = counted - expected of the shifts counted (the count in force);"
+         " uncounted_shifts names the shifts that collected and are not counted yet."],
     ]
     for line in preamble:
         sheet.append(text_row(sheet, line))
@@ -308,6 +310,7 @@ def daily_summary_xlsx(*, totals: list[dict], filters: dict, requested_by: str, 
                 row["counted_by"] or "",
                 timezone.localtime(counted_at).strftime("%Y-%m-%d %H:%M:%S %Z") if counted_at else "",
                 row["count_entries"],
+                " ".join(row["uncounted_shifts"]),
                 dollars(row["fees"]),
                 dollars(row["refunds"]),
                 dollars(row["expected"]),

@@ -417,6 +417,11 @@ def daily_totals(filters: Filters) -> list[dict]:
     count rows (recounts included). A day counted before the count sheets existed keeps
     its legacy drop count (the latest DropCount entered).
 
+    A day is often counted shift by shift: `uncounted_shifts` names the shifts that
+    collected fees and have no count yet (in the order they collected), and the variance
+    compares what was counted with what the counted shifts collected, never a counted
+    shift's box with a whole day's fees. `expected` stays the whole day's.
+
     Only the day range and the table filter apply: the expected drop is what the whole
     table collected that day, whichever dealer or payer. Each entry counts on its own
     gaming day (a refund on the day it was given back). A table and day with a count but
@@ -428,12 +433,16 @@ def daily_totals(filters: Filters) -> list[dict]:
     )
     drop_conditions, drop_params = filter_conditions(filters, {k: f"dc.{c}" for k, c in scope})
     sql = f"""
-        WITH totals AS (
-            SELECT ce.table_id, ce.gaming_day, {_fee_and_refund_sums('ce')}
+        WITH shift_totals AS (
+            SELECT ce.table_id, ce.gaming_day, ce.shift, min(ce.created_at) AS first_at, {_fee_and_refund_sums('ce')}
             FROM {CE} ce {where_clause(ce_conditions)}
-            GROUP BY ce.table_id, ce.gaming_day
+            GROUP BY ce.table_id, ce.gaming_day, ce.shift
+        ), totals AS (
+            SELECT table_id, gaming_day, sum(fee_lines)::bigint AS fee_lines, sum(fees)::bigint AS fees,
+                   sum(refund_lines)::bigint AS refund_lines, sum(refunds)::bigint AS refunds
+            FROM shift_totals GROUP BY table_id, gaming_day
         ), box_latest AS (
-            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, s.gaming_day, bc.counted, bc.counted_by,
+            SELECT DISTINCT ON (bc.sheet_id, bc.box_id) bc.table_id, s.gaming_day, s.shift, bc.counted, bc.counted_by,
                    bc.counted_at, count(*) OVER (PARTITION BY bc.sheet_id, bc.box_id) AS entries
             FROM {BOX_COUNT} bc JOIN {SHEET} s ON s.id = bc.sheet_id JOIN {BOX} bx ON bx.id = bc.box_id
             {where_clause([*box_conditions, "bx.kind <> 'jackpot'"])}
@@ -454,6 +463,15 @@ def daily_totals(filters: Filters) -> list[dict]:
             UNION ALL
             SELECT * FROM legacy l WHERE NOT EXISTS (
                 SELECT 1 FROM box_counts b WHERE b.table_id = l.table_id AND b.gaming_day = l.gaming_day)
+        ), uncounted AS (
+            -- The shifts that collected and have no count (a legacy count covers its whole day).
+            SELECT st.table_id, st.gaming_day, array_agg(st.shift ORDER BY st.first_at) AS shifts,
+                   sum(st.fees - st.refunds)::bigint AS expected
+            FROM shift_totals st
+            WHERE NOT EXISTS (SELECT 1 FROM box_latest b WHERE b.table_id = st.table_id
+                                AND b.gaming_day = st.gaming_day AND b.shift = st.shift)
+              AND NOT EXISTS (SELECT 1 FROM legacy l WHERE l.table_id = st.table_id AND l.gaming_day = st.gaming_day)
+            GROUP BY st.table_id, st.gaming_day
         )
         SELECT coalesce(tt.table_id, c.table_id) AS table_id, t.name AS table_name,
                coalesce(tt.gaming_day, c.gaming_day) AS gaming_day,
@@ -461,9 +479,12 @@ def daily_totals(filters: Filters) -> list[dict]:
                coalesce(tt.refund_lines, 0) AS refund_lines, coalesce(tt.refunds, 0) AS refunds,
                coalesce(tt.fees, 0) - coalesce(tt.refunds, 0) AS expected,
                c.counted, c.counted_by, c.counted_at, coalesce(c.count_entries, 0) AS count_entries,
-               c.counted - (coalesce(tt.fees, 0) - coalesce(tt.refunds, 0)) AS variance
+               c.counted - (coalesce(tt.fees, 0) - coalesce(tt.refunds, 0) - coalesce(u.expected, 0)) AS variance,
+               coalesce(u.shifts, '{{}}') AS uncounted_shifts
         FROM totals tt
         FULL OUTER JOIN counts c ON c.table_id = tt.table_id AND c.gaming_day = tt.gaming_day
+        LEFT JOIN uncounted u ON u.table_id = coalesce(tt.table_id, c.table_id)
+                             AND u.gaming_day = coalesce(tt.gaming_day, c.gaming_day)
         JOIN {TABLE} t ON t.id = coalesce(tt.table_id, c.table_id)
         ORDER BY gaming_day, table_name, table_id
     """

@@ -27,7 +27,8 @@ def table_trends(*, gaming_day: date, tables, days: int = TREND_DAYS) -> list[di
     """Per table of `tables` (`(id, name)` pairs, in that order, repeats dropped): the
     window's days and, per day, fees, counted drop and variance in cents (0 where nothing
     was collected or counted: a day not counted says so in its label), their totals and
-    a chart of each."""
+    a chart of each. A day counted in part shows the counted shifts' drop and variance,
+    and its label names the shifts not counted yet."""
     names = dict(tables)
     if not names:
         return []
@@ -48,7 +49,7 @@ def table_trends(*, gaming_day: date, tables, days: int = TREND_DAYS) -> list[di
             series["drop"].append(row["counted"] if counted else 0)
             series["variance"].append(row["variance"] if counted else 0)
             labels.append(day.isoformat())
-            count_labels.append(day.isoformat() if counted else f"{day.isoformat()} (not counted)")
+            count_labels.append(_count_label(day, row, counted))
         trends.append({
             "table_id": table_id,
             "table_name": name,
@@ -65,3 +66,13 @@ def table_trends(*, gaming_day: date, tables, days: int = TREND_DAYS) -> list[di
             },
         })
     return trends
+
+
+def _count_label(day: date, row: dict | None, counted: bool) -> str:
+    """A day's label on the drop and variance charts: the shifts not counted said in words."""
+    if not counted:
+        return f"{day.isoformat()} (not counted)"
+    missing = row["uncounted_shifts"]
+    if missing:
+        return f"{day.isoformat()} ({', '.join(missing)} {'shift' if len(missing) == 1 else 'shifts'} not counted yet)"
+    return day.isoformat()

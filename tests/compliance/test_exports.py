@@ -14,7 +14,7 @@ from asgiref.sync import async_to_sync
 from django.core.management import call_command
 
 from collections_fees.exports import CsvExport
-from collections_fees.models import ExportManifest
+from collections_fees.models import CollectionEntry, ExportManifest
 from collections_fees.selectors import Filters, collection_lines_query
 from tests.db_access import owner_connection_params
 
@@ -254,6 +254,9 @@ def test_daily_summary_xlsx_has_the_totals_and_a_manifest(ledger, officer_client
     a_day1 = next(r for r in data if r["table_id"] == ledger.table_a.pk and str(r["gaming_day"])[:10] == "2026-03-02")
     assert a_day1["expected_drop_cents"] == a_day1["fees_cents"] - a_day1["refunds_cents"]
     assert a_day1["refunds_cents"] == 200 + 400 and a_day1["counted_cents"] is None
+    # Not counted at all: every shift that collected is named as not counted yet.
+    shifts = set(CollectionEntry.objects.filter(table=ledger.table_a, gaming_day="2026-03-02").values_list("shift", flat=True))
+    assert shifts and set(a_day1["uncounted_shifts"].split()) == shifts
     manifest = ExportManifest.objects.get(pk=response["X-Export-Id"])
     assert manifest.sha256 == hashlib.sha256(content).hexdigest() and manifest.rows == len(data)
     assert manifest.kind == "daily_summary" and manifest.bytes == len(content)

@@ -11,6 +11,7 @@ from datetime import time, timedelta
 import pytest
 
 from collections_fees.models import BoxCount, CollectionEntry
+from collections_fees.selectors import Filters, daily_totals
 
 from .play import DAY, count_shift, deal, person
 from .test_pages import client_of
@@ -119,3 +120,43 @@ def test_a_chart_reads_its_numbers_in_dollars(two_days):
     label = html.unescape(re.search(r'<svg class="chart trend-fees"[^>]*aria-label="([^"]*)"', row).group(1))
     assert label.startswith("Count 1 fees, last 14 gaming days. ")
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d: -?\$[\d,]+\.\d\d", part) for part in label.split(". ", 1)[1].split("; "))
+
+
+def test_a_day_counted_in_part_is_not_mixed_with_its_uncounted_shifts(day):
+    """Finding 8 of issue 35: a day whose day shift is counted and whose swing and grave
+    shifts are not showed the day shift's box against the whole day's fees (UTH-2 at
+    -$19.50). The variance compares the counted shifts with what they collected, and the
+    shifts not counted yet are named, in the daily totals, the collection log and the chart."""
+    first_box = day.boxes[(day.tables[0].pk, "day")][0]
+    count_shift(day, "day", adjust={first_box.pk: 500})
+    by_shift = defaultdict(int)
+    for line in CollectionEntry.objects.all():
+        by_shift[(line.table_id, line.shift)] += line.amount if line.kind == "fee" else -line.amount
+    in_force = {}
+    for count in BoxCount.objects.select_related("box").order_by("id"):
+        in_force[(count.sheet_id, count.box_id)] = count
+    counted = defaultdict(int)
+    for count in in_force.values():
+        counted[count.table_id] += count.counted
+    totals = {t["table_id"]: t for t in daily_totals(Filters(day_from=DAY, day_to=DAY))}
+    for table in day.tables:
+        row = totals[table.pk]
+        assert by_shift[(table.pk, "swing")] > 0 and by_shift[(table.pk, "grave")] > 0
+        assert row["uncounted_shifts"] == ["swing", "grave"]
+        assert row["counted"] == counted[table.pk]
+        assert row["variance"] == counted[table.pk] - by_shift[(table.pk, "day")]
+        assert row["expected"] == sum(v for (t, _), v in by_shift.items() if t == table.pk)
+    assert totals[day.tables[0].pk]["variance"] == 500 and totals[day.tables[1].pk]["variance"] == 0
+    supervisor = client_of(person("floor-fay", "supervisor"))
+    page = supervisor.get(f"/compliance/collections/?day_from={DAY}&day_to={DAY}").content.decode()
+    assert page.count("swing, grave not counted yet") == len(day.tables)
+    closer = supervisor.get(f"/compliance/closer/{DAY}/").content.decode()
+    first = day.tables[0].pk
+    assert _bars(closer, first, "variance")[-1] == (f"{DAY.isoformat()} (swing, grave shifts not counted yet)", "$5.00")
+    assert _bars(closer, day.tables[1].pk, "variance")[-1][1] == "$0.00"
+    # Counting the rest leaves no shift named and the whole day reconciled.
+    count_shift(day, "swing")
+    count_shift(day, "grave")
+    totals = {t["table_id"]: t for t in daily_totals(Filters(day_from=DAY, day_to=DAY))}
+    assert all(t["uncounted_shifts"] == [] for t in totals.values())
+    assert totals[first]["variance"] == 500 and totals[first]["counted"] == totals[first]["expected"] + 500
