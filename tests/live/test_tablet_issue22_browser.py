@@ -77,6 +77,24 @@ def test_the_tablet_keeps_hand_dealt_and_void_requests_in_the_table_and_its_bann
     assert in_view(tablet, ".card-grid .pick[data-card='2c']"), "the picker's last card is below the fold"
     assert in_view(tablet, ".picker .row button.primary")  # Confirm cards
     tablet.screenshot(path=ARTIFACTS / "issue22-picker-1280x800.png")
+    # Issue 35 item 6: on a 390x844 phone "Confirm cards" stays on screen, clear of the
+    # bottom edge, whether the dealer is at the slots or at the last card; it never covers
+    # the card being picked.
+    tablet.set_viewport_size({"width": 390, "height": 844})
+    confirm = ".picker .row button.primary"
+    clear_of_the_edge = f"""() => document.querySelector("{confirm}").getBoundingClientRect().bottom <= window.innerHeight - 4"""
+    for card in ("As", "2c"):
+        tablet.locator(f".card-grid .pick[data-card='{card}']").scroll_into_view_if_needed()
+        assert in_view(tablet, confirm) and tablet.evaluate(clear_of_the_edge), card
+        picked = tablet.locator(f".card-grid .pick[data-card='{card}']").bounding_box()
+        button = tablet.locator(confirm).bounding_box()
+        assert picked["y"] + picked["height"] <= button["y"] or picked["y"] >= button["y"] + button["height"], card
+    for card in ("As", "Kd", "2c"):
+        tablet.click(f".card-grid .pick[data-card='{card}']")
+    expect(tablet.locator(confirm)).to_be_enabled()
+    assert in_view(tablet, confirm)
+    tablet.screenshot(path=ARTIFACTS / "issue35-picker-390x844.png")
+    tablet.set_viewport_size({"width": 1280, "height": 800})
     tablet.click(".picker button:has-text('Cancel')")
 
     # Item 4: a void requested in one browser is the table's: the other shows it too.
