@@ -13,9 +13,13 @@ browser context of their own (their own cookies and storage), logged in through
 2. `dealer` deals rounds with side bets on the tablet: one from the software's shuffle,
    one whose shuffler sequence the dealer enters on the card picker, which gives seat 2
    a royal flush with a hole card, so a progressive award (5 % of the meter) waits for a
-   supervisor; `supervisor` confirms it on the floor dashboard; the dealer settles.
+   supervisor; `supervisor` confirms it on the floor dashboard; the dealer settles. The
+   second round's seats start with no side bet (last round's are not placed again), and
+   the floor then idles 10 s without replacing a tile or a button.
 3. `dealer` requests a void that `supervisor2` approves in the queue; then a void that
-   `supervisor2` approves at the table with their own credentials on the tablet.
+   `supervisor2` approves at the table with their own credentials on the tablet. Then
+   the dealer seats two players at the empty table, which has no drop box this shift,
+   and is refused the round until `supervisor` places its box.
 4. `supervisor` asks for a correction of a settled round (its compliance page) and
    `supervisor2` approves it in the queue.
 5. The seeded previous shift (over, played): `counter` opens its count sheet and counts
@@ -28,7 +32,8 @@ browser context of their own (their own cookies and storage), logged in through
 
 Every response of every page is recorded: a 4xx or 5xx the step does not expect fails
 the test, and so does any console error or uncaught page error. A screenshot of each
-step goes to test-artifacts/journey/NN-step.png.
+step goes to test-artifacts/journey/NN-step.png, and each screenshot's page is read for a
+code where staff read words.
 """
 
 import json
@@ -46,6 +51,8 @@ import pytest
 
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
 from .test_default_setup import ReadmeRun
+from .test_floor_quiet_browser import WATCH
+from .test_words_browser import codes_shown
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -136,7 +143,11 @@ class Day:
         self.problems.append(f"{self.step} {who}: console error {message.text} ({url})")
 
     def shot(self, number: int, name: str, page):
+        """Screenshot the step, and read it as staff do: a code where a word belongs is a
+        problem (issue 35 item 4, the scan of tests/live/test_words_browser.py)."""
         page.screenshot(path=SHOTS / f"{number:02d}-{name}.png", full_page=True)
+        for code in sorted(codes_shown(page)):
+            self.problems.append(f"{self.step}: the page shows the code {code!r} ({page.url})")
 
     def manage(self, *args: str) -> subprocess.CompletedProcess:
         """`manage.py ...` in the clone, as an operator runs it there."""
@@ -175,8 +186,8 @@ def player_dealer_seat(tablet) -> int:
 
 
 def bet(tablet, seat: int, *, trips="", bad_beat="", pairs="", progressive=False, wagers: str):
-    """Type the seat's wagers (the seat keeps the last ones typed: each is set, or
-    cleared) and tap Bet; the seat then shows `wagers`."""
+    """Type the seat's wagers (each field set, or cleared) and tap Bet; the seat then
+    shows `wagers`."""
     s = tablet.locator(f".seat[data-seat='{seat}']")
     s.locator("input[name=trips]").fill(trips)
     for name, amount in (("bad_beat", bad_beat), ("pairs", pairs)):
@@ -279,13 +290,19 @@ def step_side_bets_and_award(day: Day):
     # The wagers in words (issue 35 item 4): never the code `bad_beat`.
     assert re.search(r"Seat \d+Bad Beat\$5\.00", settled) and re.search(r"Seat \d+Pairs\$5\.00", settled), settled
 
+    had_side_bets = players
     # The shuffler's sequence entered on the card picker: the first player gets A-K of
     # spades and the board Q-J of spades on the flop and the ten on the river, a royal
     # flush with a hole card, 5 % of the meter, which a supervisor confirms.
     open_round(dealer)
     players = betting_seats(dealer)[:2]
+    # Last round's side bets are not placed again (issue 35 item 1): the fields start
+    # empty, and a tap on the $5 preset is an Ante and its Blind alone.
+    for seat in [s for s in had_side_bets if s in players]:
+        expect(dealer.locator(f".seat[data-seat='{seat}'] input[name=pairs]")).to_have_value("")
+    dealer.locator(f".seat[data-seat='{players[1]}'] button.preset[data-ante='500']").click()
+    expect(dealer.locator(f".seat[data-seat='{players[1]}'] .wagers")).to_have_text("Ante $5.00 · Blind $5.00")
     bet(dealer, players[0], trips="5", progressive=True, wagers="Ante $5.00 · Blind $5.00 · Trips $5.00 · Progressive $1.00")
-    bet(dealer, players[1], bad_beat="", pairs="5", wagers="Ante $5.00 · Blind $5.00 · Pairs $5.00")
     dealer.click("#next button:has-text('No more bets')")
     dealer.click("#next button:has-text('Enter shuffler sequence')")
     # Shuffler order (game-rules 4): two cards to each player in seat order, the
@@ -306,6 +323,14 @@ def step_side_bets_and_award(day: Day):
     day.shot(4, "award-confirmed-on-the-floor", floor)
     settled = settle(day, dealer, 5, "award-paid")
     assert "royal flush with a hole card (5% of the meter)" in settled and "paid from the fund" in settled, settled
+
+    # Then the floor idles (issue 35 item 3): for 10 s it replaces no tile and no button a
+    # supervisor may be reaching for (the relief panel's clocks may tick).
+    floor.wait_for_timeout(2_000)  # the settled round's row, drawn
+    floor.evaluate(WATCH)
+    floor.wait_for_timeout(10_000)
+    removed = floor.evaluate("window.removed")
+    assert (removed["buttons"], removed["tiles"]) == (0, 0), removed
 
 
 def voided(tablet):
@@ -346,6 +371,44 @@ def step_voids(day: Day):
     dealer.click("#void-dialog button[value=approve-here]")
     voided(dealer)
     day.shot(8, "void-approved-at-the-table", dealer)
+
+
+EMPTY_TABLE = 6  # Demo UTH-6: no players and, this shift, no drop box
+
+
+def step_no_round_without_its_box(day: Day):
+    """The empty demo table has no fee box this shift: the dealer seats two players and is
+    refused the round, in words; a supervisor places its box on the Drop boxes page; the
+    round opens (issue 35 item 2)."""
+    dealer = day.person("dealer")
+    dealer.goto(f"{day.url}/tables/{EMPTY_TABLE}/tablet/")
+    expect(dealer.locator("#status")).to_have_text("Live")
+    for seat, player in ((1, "P-601"), (2, "P-602")):
+        form = dealer.locator(f"#seats form[data-sit='{seat}']")
+        form.locator("input[name=player]").fill(player)
+        form.locator("button:has-text('Sit')").click()
+        expect(dealer.locator(f".seat[data-seat='{seat}']")).to_contain_text(player)
+    dealer.click("#next button:has-text('Offer to seat 1')")
+    dealer.locator("#next button:has-text('accepts')").first.click()
+    dealer.locator("input[name=bank]").fill("1000")
+    dealer.click("#next button:has-text('Open round')")
+    expect(dealer.locator("#message")).to_contain_text("drop boxes are placed")
+    expect(dealer.locator("#message")).to_contain_text(f"FEES-{EMPTY_TABLE}")
+    day.shot(17, "refused-without-a-box", dealer)
+
+    supervisor = day.person("supervisor")
+    supervisor.goto(f"{day.url}/compliance/boxes/")
+    place = supervisor.locator("form:has(input[name=action][value=place])")
+    place.locator("select[name=table]").select_option(str(EMPTY_TABLE))
+    place.locator("select[name=box]").select_option(label=f"FEES-{EMPTY_TABLE} (fees)")
+    place.locator("button[type=submit]").click()
+    expect(supervisor.locator("ul.messages")).to_contain_text(f"FEES-{EMPTY_TABLE}")
+    day.shot(18, "box-placed", supervisor)
+
+    dealer.locator("#message button.dismiss").click()
+    dealer.locator("input[name=bank]").fill("1000")
+    dealer.click("#next button:has-text('Open round')")
+    expect(dealer.locator("#next")).to_contain_text("Take the wagers")
 
 
 def step_correction(day: Day):
@@ -505,7 +568,7 @@ def step_exports(day: Day):
     day.exported = [t.name for t, _ in exported]
 
 
-STEPS = [step_configuration, step_side_bets_and_award, step_voids, step_correction, step_count_and_close, step_exports]
+STEPS = [step_configuration, step_side_bets_and_award, step_voids, step_no_round_without_its_box, step_correction, step_count_and_close, step_exports]
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 * Demo tables with seated players and a player-dealer, ready to deal: two offer side
   bets (Bad Beat and Pairs), one of them the progressive too (its meter and its jackpot
-  box), one runs under the rotation policy (game-rules 2A), one is empty.
+  box), one runs under the rotation policy (game-rules 2A), one is empty (and has no drop
+  box this shift: a supervisor places it on the Drop boxes page before its first round).
 * The shift before the one running now, already played: the tables were set up, boxes
   placed and rounds dealt at times inside that shift, so the count team can open its
   count sheet at once and find boxes with what the logs expect in them.
@@ -348,7 +349,10 @@ class Command(BaseCommand):
         seed_relief_plan(tables)
         seed_patrons()
         for table in tables:
-            place_boxes(table)
+            # The empty table gets its box when players sit down: until a supervisor places
+            # it, the tablet refuses its first round (box_missing), as it would on the floor.
+            if table.state["occupants"]:
+                place_boxes(table)
         publisher.drain()
         self.stdout.write("Demo floor ready:")
         for table in tables:
