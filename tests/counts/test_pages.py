@@ -91,7 +91,7 @@ def test_the_count_team_is_offered_only_the_pages_it_opens(day):
     assert "/compliance/count/" in page and "/compliance/collections/" not in page and "/floor/" not in page
 
 
-def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table():
+def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_played_table():
     from io import StringIO
 
     from django.core.management import call_command
@@ -107,12 +107,18 @@ def test_the_demo_floor_has_a_count_team_a_manager_and_a_fee_box_on_every_table(
     assert "user counter  password counter-demo  (count_team)" in out.getvalue()
     assert "user manager  password manager-demo  (manager)" in out.getvalue()
     tables = list(Table.objects.all())
-    assert tables and all(box["fees"] == f"FEES-{pk}" for pk, box in boxes_now(tables).items())
-    # The shift running now: a fee box on every table, a jackpot box on the progressive's
-    # (the previous shift, played by the seed, has its own: tests/service/test_seed_demo.py).
+    played = [t for t in tables if t.state["occupants"]]
+    boxes = boxes_now(tables)
+    assert played and all(boxes[t.pk]["fees"] == f"FEES-{t.pk}" for t in played)
+    # The shift running now: a fee box on every table with players, a jackpot box on the
+    # progressive's; the empty table waits for a supervisor to place its box (its first
+    # round is refused until then). The previous shift, played by the seed, has a box on
+    # every table: tests/service/test_seed_demo.py.
+    empty = [t for t in tables if not t.state["occupants"]]
+    assert len(empty) == 1 and not boxes.get(empty[0].pk, {}).get("fees")
     now = timezone.now()
     placed_now = BoxPlacement.objects.filter(gaming_day=calendar().gaming_day(now), shift=calendar().shift(now))
-    assert placed_now.count() == len(tables) + 1
+    assert placed_now.count() == len(played) + 1
 
 
 def test_a_sheet_with_no_box_placed_offers_no_signing_and_says_why(clock):
