@@ -32,7 +32,7 @@ dev: $(RUNTIME_STAMP)
 
 # Prints how long the suite took (wall clock), and keeps pytest's exit status.
 test: $(DEV_STAMP)
-	@start=$$(date +%s); $(PY) -m pytest $(ARGS); status=$$?; took=$$(( $$(date +%s) - start )); \
+	@start=$$(date +%s); $(PY) -m pytest --durations=25 $(ARGS); status=$$?; took=$$(( $$(date +%s) - start )); \
 	echo "make test: $$(( took / 60 )) min $$(( took % 60 )) s"; exit $$status
 
 $(PY):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import db_access
+from tests import db_access, hypothesis_profiles  # noqa: F401 (loads the ci or dev profile)
 
 
 @pytest.fixture(scope="session")

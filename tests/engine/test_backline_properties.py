@@ -26,6 +26,7 @@ from rounds.engine.settlement import settlement_order
 from rounds.engine.table import TableGame
 from tests.engine.helpers import drive, new_game, seat_all, make_pd, snapshot
 from tests.engine.test_properties import FEE_SCHEDULES, PROFILE
+from tests.hypothesis_profiles import examples
 
 BETTORS = ["B-1", "B-2", "B-3", "B-4", "B-5", "P-1", "P-2"]  # P-n: sometimes a seated person
 
@@ -49,7 +50,7 @@ def backline_command(data, game):
 PLACED: list[int] = []  # backline wagers at no more bets, per example (the generator is not vacuous)
 
 
-@settings(PROFILE, max_examples=60, phases=[Phase.explicit, Phase.generate])  # shrinking a 30-draw round takes minutes
+@settings(PROFILE, max_examples=examples(60), phases=[Phase.explicit, Phase.generate])  # shrinking a 30-draw round takes minutes
 @given(st.data())
 def test_random_rounds_with_backlines(data):
     seats = data.draw(st.integers(2, 8))

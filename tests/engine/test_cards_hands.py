@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from rounds.engine.cards import DECK, RANKS, SUITS, parse_card, parse_cards
 from rounds.engine.errors import CommandError
 from rounds.engine.hands import CATEGORIES, HandValue, category_index, evaluate, qualifies
+from tests.hypothesis_profiles import examples
 
 
 def hand(text: str) -> list[str]:
@@ -166,7 +167,7 @@ def test_random_seven_card_hands_agree_with_reference():
     assert {v.category for v in values} >= set(CATEGORIES) - {"royal_flush"}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.sampled_from(DECK), min_size=9, max_size=9, unique=True),
     st.integers(min_value=5, max_value=7),

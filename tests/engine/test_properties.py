@@ -29,6 +29,7 @@ from rounds.engine.config import TableConfig
 from rounds.engine.handlers import COMMAND_TYPES
 from rounds.engine.table import TableGame
 from tests.engine.helpers import ONE_RATE_FEES, snapshot
+from tests.hypothesis_profiles import examples
 
 WAGER_ORDER = ("ante", "play", "blind", "trips")
 PLAYERS = [f"P-{i}" for i in range(12)]
@@ -59,7 +60,7 @@ PROFILE = settings(
     derandomize=True,
     database=None,
     deadline=None,
-    max_examples=70,
+    max_examples=examples(70),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 
@@ -405,7 +406,7 @@ def test_random_command_streams(data):
     run_stream(data, steps=90, junk_weight=8)
 
 
-@settings(PROFILE, max_examples=40)
+@settings(PROFILE, max_examples=examples(40))
 @given(st.data())
 def test_random_command_streams_mostly_junk(data):
     run_stream(data, steps=40, junk_weight=60)
@@ -415,7 +416,7 @@ def test_streams_reach_settlements():
     """The generator is not vacuous: a fixed set of streams settles plenty of rounds."""
     total = []
 
-    @settings(PROFILE, max_examples=12)
+    @settings(PROFILE, max_examples=12)  # a fixed count under every profile: the threshold below needs it
     @given(st.data())
     def count(data):
         total.append(run_stream(data, steps=90, junk_weight=8).settled)

@@ -17,6 +17,7 @@ from rounds.engine.cards import DECK
 from rounds.engine.errors import CommandError
 from rounds.visibility import LIVE
 from tests.engine.helpers import decide, new_game, seated_with_pd
+from tests.hypothesis_profiles import examples
 from tests.live.test_visibility import secret
 
 # A card written as the engine writes it, standing alone (not inside a word).
@@ -63,7 +64,7 @@ def card_command(data, unseen: set[str]) -> dict:
 BEFORE_CARDS = [i for i, c in enumerate(ROUND) if c["type"] in ("flop", "turn_river", "showdown", "deal")]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
     prefix=st.one_of(st.sampled_from(BEFORE_CARDS), st.integers(0, len(ROUND))),

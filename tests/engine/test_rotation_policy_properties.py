@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rounds.engine.errors import CommandError
 from rounds.engine.records import Left, RotationEntry, RoundOpened, RoundSettled, RoundVoided, Seated
 from tests.engine.helpers import new_game, quick_round, snapshot, void, wager
+from tests.hypothesis_profiles import examples
 
 START = datetime(2026, 5, 1, 18, 0, tzinfo=timezone.utc)
 PLAYERS = [f"P-{i}" for i in range(8)]
@@ -27,7 +28,7 @@ PROFILE = settings(
     derandomize=True,
     database=None,
     deadline=None,
-    max_examples=60,
+    max_examples=examples(60),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -157,7 +158,7 @@ def test_the_streams_open_rounds_and_end_games():
     """The generator is not vacuous: the same streams open rounds and end games."""
     totals = {"opened": 0, "ended": 0}
 
-    @settings(PROFILE, max_examples=25)
+    @settings(PROFILE, max_examples=25)  # a fixed count under every profile: the thresholds below need it
     @given(st.data())
     def count(data):
         checker = run_stream(data, data.draw(POLICIES), steps=60)

@@ -24,6 +24,7 @@ from tests.engine.helpers import (
     wager,
 )
 from tests.engine.test_worked_examples import lines
+from tests.hypothesis_profiles import examples
 
 PROGRESSIVE = {
     "paytable": "PROG-01",
@@ -409,7 +410,7 @@ def test_progressive_hands():
 
 # --- properties -------------------------------------------------------------------------------
 
-PROFILE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROFILE

@@ -23,6 +23,7 @@ from tables.approvals import approval_request
 from tables.models import Approval, RejectedCommand, Table
 
 from .conftest import make_table, play, run, socket
+from tests.hypothesis_profiles import examples
 
 STABLE_CODES = ERROR_CODES | set(wire.STATUS_CODES.values())
 DEEP = 1000
@@ -149,14 +150,14 @@ def test_the_command_endpoint_refuses_before_the_service_and_stores_nothing(worl
     assert not RejectedCommand.objects.exists() and not AuditEntry.objects.filter(action="command_refused").exists()
 
 
-@hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(value=JSON_VALUES, endpoint=st.integers(0, 4))
 def test_any_json_value_is_answered_with_a_stable_code(world, value, endpoint):
     url = world["urls"][endpoint]
     assert_answered(world["client"].post(url, json.dumps(value), content_type="application/json"), (url, value))
 
 
-@hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(body=st.binary(max_size=200), endpoint=st.integers(0, 4))
 def test_any_bytes_are_answered_with_a_stable_code(world, body, endpoint):
     url = world["urls"][endpoint]
@@ -423,7 +424,7 @@ def test_the_socket_answers_every_bad_frame_and_stays_open(session_cookie, setti
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.redis
-@hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(frames=st.lists(JSON_VALUES.map(json.dumps) | st.text(max_size=30), min_size=1, max_size=4))
 def test_any_frames_are_answered_and_the_socket_stays_open(session_cookie, frames):
     async def scenario():

@@ -14,6 +14,7 @@ from tables.selectors import table_snapshot
 from tables.services import table_open_close
 from rounds.visibility import TABLET
 from tests.engine.helpers import FEES, dealt_round, example_b
+from tests.hypothesis_profiles import examples
 
 from .conftest import assign_dealer, make_table, run
 
@@ -253,7 +254,7 @@ def test_the_floor_names_each_tables_state():
 
 
 @given(low=st.integers(1, 10**6), spread=st.integers(0, 10**6), has_min=st.booleans(), has_max=st.booleans())
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_ante_presets_are_always_within_the_tables_limits(low, spread, has_min, has_max):
     from rounds.engine.view import posted_rules
 

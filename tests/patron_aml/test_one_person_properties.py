@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from cardroom.access import Actor
 from patrons import cash, identity
 from patrons.identity import PatronError
+from tests.hypothesis_profiles import examples
 from tests.patron_aml.conftest import person
 
 AMOUNTS = st.sampled_from([50000, 290000, 450000, 600000, 900000])
@@ -43,7 +44,7 @@ def second_officer(actors):
 
 
 @pytest.mark.django_db
-@settings(max_examples=15, deadline=None, derandomize=True,
+@settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=STEPS)
 def test_every_persons_daily_totals_are_the_sum_of_their_cash_rows(tables, actors, second_officer, steps):

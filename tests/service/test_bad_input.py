@@ -22,6 +22,7 @@ from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, Ta
 from tables.services import command_execute, table_configure, table_create
 
 from tests.engine.helpers import FEES, seated_with_pd
+from tests.hypothesis_profiles import examples
 
 from .conftest import run_ok
 
@@ -47,7 +48,7 @@ def state_of(table) -> tuple:
 # --- unknown fields and keys ----------------------------------------------------------
 
 
-@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hsettings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(sorted(COMMAND_FIELDS)), extra=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20), value=st.integers())
 def test_a_field_its_command_does_not_take_is_refused_and_changes_nothing(make_table, kind, extra, value):
     if extra in COMMAND_FIELDS[kind] | ENVELOPE_FIELDS:

@@ -18,6 +18,7 @@ from tables.models import TableEvent
 from tables.services import command_execute, table_create
 
 from tests.engine.helpers import FEES
+from tests.hypothesis_profiles import examples
 
 SEATS = 6
 
@@ -99,7 +100,7 @@ def observe(table):
 
 @pytest.mark.django_db
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rounds.engine.cards import DECK
 from rounds.engine.sidebets import PAIRS_TABLES
 from tests.engine.helpers import drive, new_game
+from tests.hypothesis_profiles import examples
 from tests.service.test_replay import replay
 
 ROYAL = ["As", "Ks", "Qs", "Js", "Ts"]
@@ -67,7 +68,7 @@ def sessions(draw):
 
 
 @pytest.mark.django_db
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(sessions())
 def test_replay_gives_the_engines_results_on_unseen_side_bet_sessions(monkeypatch, session):
     table, commands = session
