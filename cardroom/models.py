@@ -95,7 +95,30 @@ class AuditHouseHead(models.Model):
     starts_after = models.PositiveBigIntegerField(default=0)
 
 
-class AuditHouseLink(models.Model):
+class ChainedRow(models.Model):
+    """A link of a keyed hash chain (cardroom/hashchain.py): the hash of the row before it,
+    its own hash over its content and that one, and the id of the ledger key that signed
+    it. Each chain's rows declare their content and their place (a seq per owner) and
+    `verify_logs` walks them; the three columns are declared here once.
+
+    Abstract. The chains written before the ledger key existed (a table's events and
+    collection lines) keep `hash_key` "" for their unkeyed rows: those models declare it
+    with that default (LEGACY_HASH_KEY)."""
+
+    prev_hash = models.CharField(max_length=64)
+    row_hash = models.CharField(max_length=64)
+    hash_key = models.CharField(max_length=32)
+
+    class Meta:
+        abstract = True
+
+
+# A chain older than its ledger key: "" for a row hashed before the chains were keyed.
+def legacy_hash_key() -> models.CharField:
+    return models.CharField(max_length=32, default="", blank=True)
+
+
+class AuditHouseLink(ChainedRow):
     """One audit row's place in the house chain, written after that row committed
     (append-only: cardroom_refuse_change triggers). Its hash covers the audit row's own
     content, the row's id and this link's seq, so an edited audit row or link is named.
@@ -106,9 +129,6 @@ class AuditHouseLink(models.Model):
     entry = models.OneToOneField(
         AuditEntry, on_delete=models.DO_NOTHING, db_constraint=False, related_name="house_link"
     )
-    prev_hash = models.CharField(max_length=64)
-    row_hash = models.CharField(max_length=64)
-    hash_key = models.CharField(max_length=32)
     created_at = models.DateTimeField(default=timezone.now)
 
     gaming_day = None  # read as a chain's row by cardroom.checkpoints.first_break

@@ -5,7 +5,7 @@ from datetime import UTC
 from django.db import models
 from django.db.models import Q
 
-from cardroom.models import SealedRow, SignedCheckpoint
+from cardroom.models import ChainedRow, SealedRow, SignedCheckpoint, legacy_hash_key
 
 
 class FeeSchedule(models.Model):
@@ -52,7 +52,7 @@ class FeeRate(models.Model):
         ]
 
 
-class CollectionEntry(models.Model):
+class CollectionEntry(ChainedRow):
     """One fee line (kind=fee) or its refund (kind=refund, pointing at the fee)."""
 
     KINDS = [("fee", "fee"), ("refund", "refund")]
@@ -76,10 +76,8 @@ class CollectionEntry(models.Model):
     created_at = models.DateTimeField()
     gaming_day = models.DateField()
     shift = models.CharField(max_length=16)
-    prev_hash = models.CharField(max_length=64)
-    row_hash = models.CharField(max_length=64)
     # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
-    hash_key = models.CharField(max_length=32, default="", blank=True)
+    hash_key = legacy_hash_key()
     # The drop box on the table's fee slot when the line was written (BoxPlacement); none
     # when no box had been placed for the shift.
     box = models.ForeignKey("DropBox", on_delete=models.PROTECT, null=True, blank=True, related_name="collections")
@@ -236,7 +234,7 @@ class JackpotMeter(models.Model):
         return self.name
 
 
-class JackpotEntry(models.Model):
+class JackpotEntry(ChainedRow):
     """One movement of a jackpot fund, apart from the collection log (4 CCR 12384: jackpot
     collections are not the house's). Append-only (trigger) and hash-chained per meter.
 
@@ -274,9 +272,6 @@ class JackpotEntry(models.Model):
     created_at = models.DateTimeField()
     gaming_day = models.DateField()
     shift = models.CharField(max_length=16)
-    prev_hash = models.CharField(max_length=64)
-    row_hash = models.CharField(max_length=64)
-    hash_key = models.CharField(max_length=32)
 
     class Meta:
         ordering = ["meter", "seq"]

@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from cardroom.hashchain import GENESIS, canonical
-from cardroom.models import SealedRow, SignedCheckpoint
+from cardroom.models import ChainedRow, SealedRow, SignedCheckpoint
 
 
 class Patron(models.Model):
@@ -151,7 +151,7 @@ class PatronMerge(models.Model):
         ]
 
 
-class CashTransaction(models.Model):
+class CashTransaction(ChainedRow):
     """Cash at a table: a chip purchase for cash (in) or a cash payout such as a jackpot
     award (out). One hash chain for the whole house (cash adds up across tables), written
     under one advisory lock (patrons/cash.py)."""
@@ -176,9 +176,6 @@ class CashTransaction(models.Model):
     created_at = models.DateTimeField()
     gaming_day = models.DateField()
     shift = models.CharField(max_length=16)
-    prev_hash = models.CharField(max_length=64)
-    row_hash = models.CharField(max_length=64)
-    hash_key = models.CharField(max_length=32)
     # Optional chained fields (hashed only when set, so the rows written before them keep
     # their hashes): the cash row this one reverses, and the progressive award (round and
     # seat) a payout pays. A payout naming an award is recorded by someone other than the

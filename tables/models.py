@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform
 
 from cardroom.hashchain import GENESIS
-from cardroom.models import SignedCheckpoint
+from cardroom.models import ChainedRow, SignedCheckpoint, legacy_hash_key
 
 
 class Table(models.Model):
@@ -137,7 +137,7 @@ class SeatOccupancy(models.Model):
         ]
 
 
-class TableEvent(models.Model):
+class TableEvent(ChainedRow):
     """Every accepted command, in order: who, when, what was asked and what it did.
 
     Append-only (a database trigger refuses UPDATE and DELETE).
@@ -155,10 +155,8 @@ class TableEvent(models.Model):
     actor = models.CharField(max_length=150)
     created_at = models.DateTimeField()
     gaming_day = models.DateField()
-    prev_hash = models.CharField(max_length=64)
-    row_hash = models.CharField(max_length=64)
     # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
-    hash_key = models.CharField(max_length=32, default="", blank=True)
+    hash_key = legacy_hash_key()
 
     class Meta:
         ordering = ["table", "seq"]
