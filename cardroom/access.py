@@ -20,6 +20,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.utils.crypto import salted_hmac
 
+from cardroom import kernel_models
+
 ROLES = ("dealer", "supervisor", "compliance", "admin", "count_team", "manager")
 SYSTEM = "system"
 # A person normally holds one role; if several, the strongest one applies.
@@ -187,10 +189,7 @@ def can_drive_table(actor: Actor, table_id: int) -> bool:
     caught by the next command, which compares the locked row."""
     if actor.role != "dealer" or actor.user_id is None or actor.grant is None:
         return can_drive(actor, table_id)
-    from django.apps import apps
-
-    # By label: the kernel sits below the tables app.
-    table = apps.get_model("tables", "Table").objects.only("pk", "drivers_version").filter(pk=table_id).first()
+    table = kernel_models.model("Table").objects.only("pk", "drivers_version").filter(pk=table_id).first()
     return table is not None and can_drive_row(actor, table)
 
 
@@ -231,10 +230,7 @@ def _assignments_now(user_id: int):
 
 def _assignments(user_id: int, day, shift: str):
     """The dealer's live assignments of one gaming day and shift."""
-    from django.apps import apps
-
-    # By label: the kernel sits below the tables app that keeps the assignments.
-    DealerAssignment = apps.get_model("tables", "DealerAssignment")
+    DealerAssignment = kernel_models.model("DealerAssignment")  # the kernel sits below the tables app
     return DealerAssignment.objects.filter(dealer_id=user_id, gaming_day=day, shift=shift, ended_at__isnull=True)
 
 
@@ -319,7 +315,4 @@ def role_context(request) -> dict:
 def _approvals_waiting() -> int:
     """Requests a supervisor has yet to decide (the navigation's count; called by the
     template only where it is shown)."""
-    from django.apps import apps
-
-    # By label: the kernel sits below the tables app that keeps the requests.
-    return apps.get_model("tables", "Approval").objects.filter(decision__isnull=True).count()
+    return kernel_models.model("Approval").objects.filter(decision__isnull=True).count()

@@ -16,9 +16,9 @@ two tables settling on one meter neither deadlock nor lose an update.
   locked itself; its table is, and the approval is read after that, under the lock.
 * `meter(name)` locks a progressive jackpot meter row.
 
-This module is in the kernel (cardroom) and names the models by label
-(`django.apps.apps.get_model`), so the back office and the command service both use it
-without the kernel importing either.
+This module is in the kernel (cardroom) and reads the models from the ones their apps
+provide (cardroom/kernel_models.py), so the back office and the command service both use
+it without the kernel importing either.
 
 The order is checked, not only written down: taking a lock of an earlier rank while one
 of a later rank is held in the same transaction raises `LockOrderError` (a programming
@@ -32,8 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.apps import apps
 from django.db import transaction
+
+from cardroom import kernel_models
 
 # The order, stated once: a lock may follow one of its own rank or an earlier one.
 ORDER = ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter")
@@ -89,7 +90,7 @@ def _lock(label: str, key, query):
 
 def table(pk: int):
     """The table row, locked until the transaction ends: every change at a table holds it."""
-    model = apps.get_model("tables", "Table")
+    model = kernel_models.model("Table")
     return _lock("tables.Table", pk, lambda: model.objects.select_for_update(of=("self",)).get(pk=pk))
 
 
@@ -98,7 +99,7 @@ def approval_table(approval_id: int):
     taken one at a time, and the request is read after this, under the lock."""
     connection = transaction.get_connection()
     _check_order(connection, "tables.Approval", approval_id)
-    approval_model = apps.get_model("tables", "Approval")
+    approval_model = kernel_models.model("Approval")
     locked = table(approval_model.objects.values_list("table_id", flat=True).get(pk=approval_id))
     _note(connection, "tables.Approval", approval_id)
     return locked
@@ -106,5 +107,5 @@ def approval_table(approval_id: int):
 
 def meter(name: str):
     """A progressive jackpot meter's row, locked until the transaction ends (last)."""
-    model = apps.get_model("collections_fees", "JackpotMeter")
+    model = kernel_models.model("JackpotMeter")
     return _lock("collections_fees.JackpotMeter", name, lambda: model.objects.select_for_update().get(name=name))

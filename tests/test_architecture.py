@@ -66,3 +66,52 @@ def test_no_module_imports_itself_through_others():
         if imported != module and graph.chain_exists(importer=imported, imported=module)
     )
     assert loops == [], f"modules that import each other, directly or through others: {loops}"
+
+
+def test_the_kernel_reads_app_models_only_as_their_apps_provide_them():
+    """No `get_model(` in the kernel outside migrations: the apps hand their models in
+    (cardroom/kernel_models.py), so the dependency is written where it is made."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in (ROOT / "cardroom").rglob("*.py")
+        if "migrations" not in path.parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "get_model(" in line
+    ]
+    assert found == []
+
+
+def test_no_migration_imports_an_apps_runtime_modules():
+    """A migration imports Django, the standard library, the kernel, and an app's module
+    only where that module is pure (it loads no Django and no Channels: the patrons' name
+    folding, whose keys a data migration must compute as the app does). An app's runtime
+    module (its events, its views) would pull Channels and the floor into every migrate."""
+    import ast
+
+    apps = set(PACKAGES) - {"cardroom"}
+    imported = set()
+    for path in ROOT.glob("*/migrations/*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            imported |= {name for name in names if name.split(".")[0] in apps}
+    assert imported == {"patrons.folding"}  # a new one is looked at here first
+    loads = subprocess.run(
+        [sys.executable, "-c", "import sys, patrons.folding; print(sorted({m.split('.')[0] for m in sys.modules} & "
+         "{'django', 'channels', 'tables', 'collections_fees'}))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert loads.stdout.strip() == "[]", loads.stderr
+
+
+def test_the_kernel_models_are_provided_when_django_is_ready():
+    from cardroom import kernel_models
+
+    assert {name: kernel_models.model(name)._meta.label for name in sorted(kernel_models.NEEDED)} == {
+        "Approval": "tables.Approval", "DealerAssignment": "tables.DealerAssignment",
+        "JackpotMeter": "collections_fees.JackpotMeter", "Table": "tables.Table",
+    }

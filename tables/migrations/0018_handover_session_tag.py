@@ -1,4 +1,4 @@
-"""A hand-over names its session by tag (tables.events.session_tag), not by the key.
+"""A hand-over names its session by tag (cardroom.access.session_tag), not by the key.
 
 The rows written before this held the raw session key, a credential. They are rewritten
 here: the table is append-only (cardroom/ledger.py), so the update trigger is switched off
@@ -9,7 +9,7 @@ recovered from its tag, so going back leaves the tags in place.
 
 from django.db import migrations, models
 
-from tables.events import session_tag
+from cardroom.access import session_tag  # the kernel's, not an app's runtime module
 
 TABLE = "tables_dealerhandover"
 
