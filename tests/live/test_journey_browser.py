@@ -52,7 +52,7 @@ import pytest
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
 from .test_default_setup import ReadmeRun
 from .test_floor_quiet_browser import WATCH
-from .test_words_browser import codes_shown
+from .words import codes_shown
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -38,13 +38,13 @@ def assign(dealer, table, by):
                                     assigned_by=by, assigned_at=now)
 
 
-def log_in(context, url, username, path):
+def log_in(context, url, username, path, password="pw"):
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.goto(f"{url}/accounts/login/?next={path}")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "pw")
+    page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     expect(page).to_have_url(f"{url}{path}")
     return page

@@ -16,38 +16,16 @@ import pytest
 from django.core.management import call_command
 
 from tables.models import Table
-from tests.service.test_words_not_codes import CODE, NAMES, SKIPPED
 
 from .test_browser import browsers, daphne, expect  # noqa: F401 (fixtures)
+from .test_journey_browser import open_round
+from .test_screens import log_in
+from .words import codes_shown
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
-# The text a person sees: every rendered text node outside the skipped elements.
-SHOWN_TEXT = """(skipped) => {
-  const texts = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walk.nextNode()) {
-    const node = walk.currentNode, parent = node.parentElement;
-    if (!parent || parent.closest(skipped) || parent.getClientRects().length === 0) continue;
-    texts.push(node.textContent);
-  }
-  return texts.join(" ");
-}"""
-
-
-def codes_shown(page) -> set[str]:
-    return set(CODE.findall(page.evaluate(SHOWN_TEXT, ", ".join(sorted(SKIPPED))))) - NAMES
-
-
 def demo_login(context, url, username, path):
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(f"{url}/accounts/login/?next={path}")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", f"{username}-demo")  # seed_demo's demo passwords
-    page.click("button[type=submit]")
-    expect(page).to_have_url(f"{url}{path}")
-    return page
+    return log_in(context, url, username, path, password=f"{username}-demo")  # seed_demo's demo passwords
 
 
 def test_no_screen_drawn_by_a_script_shows_a_code(daphne, browsers):
@@ -74,12 +52,7 @@ def test_no_screen_drawn_by_a_script_shows_a_code(daphne, browsers):
     # and a refusal's banner (a wager below the table minimum).
     dealer.goto(f"{daphne.url}/tables/{tables['Demo UTH-2']}/tablet/")
     expect(dealer.locator("#status")).to_have_text("Live")
-    accept = dealer.locator("#next button:has-text('accepts')")
-    expect(dealer.locator("#next button:has-text('accepts'), #next input[name=bank]").first).to_be_visible()
-    if accept.count():
-        accept.first.click()
-    dealer.locator("input[name=bank]").fill("1000")
-    dealer.click("#next button:has-text('Open round')")
+    open_round(dealer)
     expect(dealer.locator(".seat form.wager").first).to_be_visible()
     seats = dealer.locator(".seat:has(form.wager)").evaluate_all("els => els.map(e => e.dataset.seat)")
     first = dealer.locator(f".seat[data-seat='{seats[0]}']")
