@@ -25,10 +25,11 @@ for a snapshot on a gap: one recovery path, the same as after a reconnect.
 What a socket is sent is cut for its viewer (rounds.visibility): the tablet's view for a
 `?role=tablet` socket of a person who may drive the table, the live view otherwise.
 
-A socket follows its session: when it opens and every SESSION_CHECK_SECONDS it checks
-that the session still stands, the user is active and their role (a dealer's
-assignment) still lets them here, and closes otherwise (4401 logged out, 4403 not
-allowed); a logout closes the session's sockets at once (tables.receivers). Between
+A socket follows its session: when it opens, and when the process's periodic reading
+(every SESSION_CHECK_SECONDS, one statement for all its sockets: _StandingWatch) finds
+what its standing rests on moved, it checks that the session still stands, the user is
+active and their role (a dealer's assignment) still lets them here, and closes otherwise
+(4401 logged out, 4403 not allowed); a logout closes the session's sockets at once (tables.receivers). Between
 checks it holds the standing it found, and a command is sent as that actor without a
 query for it; a change of the user, their groups or their assignments (tables.standing)
 makes it check again at once, and before its next command.
@@ -39,6 +40,7 @@ import json
 import logging
 import os
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from types import SimpleNamespace
@@ -141,8 +143,51 @@ ANOTHER_LOGIN = {"ok": False, "error": {"code": "not_authorized",
                                         "message": "this tap was made under another person's login: not sent"}}
 
 
+class _StandingWatch:
+    """The periodic check of every socket of this process (of this event loop): every
+    SESSION_CHECK_SECONDS one statement reads what each socket's standing rests on
+    (tables.standing.fingerprints), and only a socket whose reading moved runs its full
+    check. One query per process per period, however many sockets."""
+
+    _by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _StandingWatch]" = weakref.WeakKeyDictionary()
+
+    def __init__(self):
+        self.sockets: dict["_LoggedInConsumer", None] = {}  # in the order they opened
+        self.task: asyncio.Task | None = None
+
+    @classmethod
+    def of_this_loop(cls) -> "_StandingWatch":
+        loop = asyncio.get_running_loop()
+        watch = cls._by_loop.get(loop)
+        if watch is None:
+            watch = cls._by_loop[loop] = cls()
+        return watch
+
+    def add(self, consumer) -> None:
+        self.sockets[consumer] = None
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._run())
+
+    def discard(self, consumer) -> None:
+        self.sockets.pop(consumer, None)
+        if not self.sockets and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _run(self) -> None:
+        while self.sockets:
+            await asyncio.sleep(SESSION_CHECK_SECONDS)
+            sockets = list(self.sockets)
+            try:
+                found = await in_db_thread(standings.fingerprints)([s.standing_key() for s in sockets])
+            except Exception:  # noqa: BLE001 (the database away: every socket checks itself, as before)
+                logger.exception("the periodic standing check could not read; each socket checks on its own")
+                found = [None] * len(sockets)
+            await asyncio.gather(*(s.periodic_check(f) for s, f in zip(sockets, found) if s in self.sockets),
+                                 return_exceptions=True)
+
+
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
-    watcher: asyncio.Task | None = None
     session: str = ""  # events.session_tag of the socket's session
     layer_failures_seen = 0  # _LayerFailures.count when it last joined all its groups
 
@@ -258,7 +303,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
 
     async def accepted(self):
         await self.accept()
-        self.watcher = asyncio.create_task(self._watch())
+        _StandingWatch.of_this_loop().add(self)
 
     # (tables.standing.generation, Actor) of the last check that let the person stay; None
     # once a check refused them or a change of their standing was announced.
@@ -270,6 +315,9 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         once, and a command is sent as that actor. What it finds is held (held_standing)."""
         generation = standings.generation(self.scope["user"].pk)
         self.held = None
+        # What the standing rests on, read before the check: a change committed during it
+        # moves the next periodic reading, which then checks again (_StandingWatch).
+        fingerprint = standings.fingerprints([self.standing_key()])[0]
         user = session_user(self.scope)
         if user is None:
             return NOT_LOGGED_IN, None
@@ -277,8 +325,20 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
         actor = Actor.from_scope(self.scope)
         if not self.still_allowed(actor):
             return NOT_ALLOWED, None
-        self.held = (generation, actor)
+        self.held, self.fingerprint = (generation, actor), fingerprint
         return None, actor
+
+    # What the last full check found the standing resting on (tables.standing.fingerprints);
+    # None until the first periodic check, which therefore runs the full check.
+    fingerprint: tuple | None = None
+
+    def standing_key(self) -> standings.Socket:
+        """(session key, user id, table id or None): what the periodic statement reads for
+        this socket."""
+        return self.scope["session"].session_key or "", self.scope["user"].pk, self.table_key()
+
+    def table_key(self) -> int | None:
+        return None
 
     def held_standing(self) -> tuple[int | None, Actor | None]:
         """standing(), without a query while the one held is current: checked within
@@ -295,12 +355,13 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=code)
         return code is None
 
-    async def _watch(self):
-        while True:
-            await asyncio.sleep(SESSION_CHECK_SECONDS)
-            if not await self.stays_open():
-                return
-            await self._rejoin()
+    async def periodic_check(self, fingerprint: tuple) -> None:
+        """The process's periodic reading found `fingerprint` for this socket: the full
+        check runs only if it moved since the last one."""
+        if fingerprint != self.fingerprint and not await self.stays_open():
+            _StandingWatch.of_this_loop().discard(self)  # closed: no more periods for it
+            return
+        await self._rejoin()
 
     async def standing_changed(self, message):
         """Sent to the person's sockets when their role, account or assignments changed
@@ -313,8 +374,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=NOT_LOGGED_IN)
 
     async def disconnect(self, code):
-        if self.watcher is not None:
-            self.watcher.cancel()
+        _StandingWatch.of_this_loop().discard(self)
         if self.scope["user"].is_authenticated:
             await self.leave(events.user_group(self.scope["user"].pk))
 
@@ -365,6 +425,9 @@ class TableConsumer(_LoggedInConsumer):
         self.is_tablet = asks_tablet and can_drive(actor, table_id)
         self.audience = TABLET if self.is_tablet else LIVE
         return True
+
+    def table_key(self) -> int | None:
+        return self.scope["url_route"]["kwargs"]["table_id"]
 
     def still_allowed(self, actor: Actor) -> bool:
         table_id = self.scope["url_route"]["kwargs"]["table_id"]

@@ -113,3 +113,53 @@ def _group_deleted(sender, instance, **kwargs):
 @receiver(post_delete, sender=DealerAssignment, dispatch_uid="standing_assignment_deleted")
 def _assignment_changed(sender, instance, **kwargs):
     changed([instance.dealer_id])
+
+
+# --- The periodic check, one statement for every socket of a process --------------------
+#
+# Every SESSION_CHECK_SECONDS each process reads, in one statement for all its sockets,
+# what a person's standing rests on (a "fingerprint"): the session row alive and unexpired,
+# the user's active flag, superuser flag, a digest of their password hash (a changed
+# password ends every session, as Django's own check does), their groups, and for a socket
+# on a table that table's drivers_version and whether the person holds an assignment to it
+# this gaming day and shift (a new shift ends a dealer's by the clock). A socket whose
+# fingerprint moved since its last full check runs that full check (the consumer's
+# `standing`, which closes it if it may no longer stay); every other socket costs nothing.
+# So what no signal announces (raw SQL, an `.update()`, an expiry, a shift turning) is still
+# found within SESSION_CHECK_SECONDS, at one query per process instead of one per socket.
+
+Socket = tuple[str, int, int | None]  # (session key, user id, table id or None)
+
+
+def fingerprints(sockets: list[Socket]) -> list[tuple]:
+    """Each socket's fingerprint, in the order given, in one statement."""
+    if not sockets:
+        return []
+    from django.contrib.sessions.models import Session
+    from django.db import connection
+    from django.utils import timezone
+
+    from cardroom.gaming_day import calendar
+
+    from .models import Table
+
+    user_model = get_user_model()
+    groups = user_model.groups.through
+    now, cal = timezone.now(), calendar()
+    keys, users, tables = zip(*sockets)
+    sql = f"""
+        SELECT s.ord, ds.session_key IS NOT NULL, u.is_active, u.is_superuser, md5(u.password),
+               coalesce((SELECT array_agg(g.name ORDER BY g.name) FROM {groups._meta.db_table} ug
+                         JOIN {Group._meta.db_table} g ON g.id = ug.group_id WHERE ug.user_id = u.id), '{{}}'),
+               t.drivers_version,
+               EXISTS (SELECT 1 FROM {DealerAssignment._meta.db_table} a WHERE a.dealer_id = u.id
+                       AND a.table_id = s.table_id AND a.gaming_day = %s AND a.shift = %s AND a.ended_at IS NULL)
+        FROM unnest(%s::int[], %s::text[], %s::bigint[], %s::bigint[]) AS s(ord, key, user_id, table_id)
+        LEFT JOIN {Session._meta.db_table} ds ON ds.session_key = s.key AND ds.expire_date > %s
+        LEFT JOIN {user_model._meta.db_table} u ON u.id = s.user_id
+        LEFT JOIN {Table._meta.db_table} t ON t.id = s.table_id
+        ORDER BY s.ord"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [cal.gaming_day(now), cal.shift(now), list(range(len(sockets))), list(keys),
+                             list(users), list(tables), now])
+        return [tuple(row[1:]) for row in cursor.fetchall()]

@@ -332,3 +332,48 @@ def test_a_rolled_back_change_announces_nothing(world):
     assert standing.generation(user.pk) == before
     user.groups.set([Group.objects.get(name="compliance")])
     assert standing.generation(user.pk) != before
+
+
+def test_the_periodic_check_is_one_statement_for_every_socket_and_checks_only_a_moved_one(world, monkeypatch):
+    """Issue 37 item 3: every SESSION_CHECK_SECONDS a process reads what all its sockets'
+    standing rests on in one statement (tables.standing.fingerprints); a socket runs its
+    full check only when its reading moved. A password changed by raw SQL (no signal) then
+    closes that person's sockets at the next period, and nobody else's."""
+    readings, full_checks = [], []
+    read, check = standing.fingerprints, consumers._LoggedInConsumer.standing
+
+    def counted_read(sockets):
+        readings.append(len(sockets))
+        return read(sockets)
+
+    def counted_check(self):
+        full_checks.append(self.scope["user"].username)
+        return check(self)
+
+    monkeypatch.setattr(standing, "fingerprints", counted_read)
+    monkeypatch.setattr(consumers._LoggedInConsumer, "standing", counted_check)
+    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    _, supervisor = login(world["people"]["supervisor"])
+    _, compliance = login(world["people"]["compliance"])
+    officer = world["people"]["compliance"]
+
+    async def scenario():
+        kept = [await opened("/ws/floor/", supervisor) for _ in range(3)]
+        closing = [await opened(f"/ws/tables/{world['here'].pk}/", compliance) for _ in range(3)]
+        await asyncio.sleep(1.2)  # several periods
+        periods = [n for n in readings if n > 1]
+        assert len(periods) >= 3 and set(periods) == {6}, readings  # one statement for all six, each period
+        # The first period checks each socket in full once (nothing held yet), then none.
+        assert sorted(full_checks) == sorted(["sup"] * 3 + ["cora"] * 3), full_checks
+        await sync_to_async(lambda: User.objects.filter(pk=officer.pk).update(password="changed-by-sql"))()
+        for socket_ in closing:
+            assert await close_code(socket_) == consumers.NOT_LOGGED_IN
+        await asyncio.sleep(0.5)
+        assert sorted(full_checks) == sorted(["sup"] * 3 + ["cora"] * 6), full_checks  # only the moved ones
+        for socket_ in kept:  # still open: a sync is answered (after any rows already on the way)
+            await socket_.send_json_to({"type": "sync"})
+            while (await socket_.receive_json_from(timeout=TIMEOUT))["type"] != "floor":
+                pass
+            await socket_.disconnect()
+
+    play(scenario)
