@@ -405,7 +405,7 @@ def explain(client, ctx, names: list[str], slowest: int = 3) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from collections_fees.forms import CollectionFilterForm, RotationFilterForm, RoundFilterForm
+    from web.compliance.forms import CollectionFilterForm, RotationFilterForm, RoundFilterForm
     from collections_fees.round_selectors import rotation_log_query, round_history_query
     from collections_fees.selectors import collection_lines_query
 

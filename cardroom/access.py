@@ -236,7 +236,7 @@ def _assignments(user_id: int, day, shift: str):
 
 # --- view guards ------------------------------------------------------------------------
 # Pages send anonymous users to the login page and answer 403 to a role without access;
-# the JSON API answers 401 / 403; websockets close (tables/consumers.py). Both guards
+# the JSON API answers 401 / 403; websockets close (web/tables/consumers.py). Both guards
 # work for sync and async views, and mark the view with the roles it lets in, which the
 # permission matrix test reads.
 

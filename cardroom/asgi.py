@@ -22,7 +22,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from cardroom import bench_echo  # noqa: E402
 from cardroom.wire import BodyLimitMiddleware, OriginValidator  # noqa: E402
 from patrons.identity import STATE_LIST_BODY_BYTES, STATE_LIST_UPLOAD_PATH  # noqa: E402
-from tables.routing import websocket_urlpatterns  # noqa: E402
+from web.tables.routing import websocket_urlpatterns  # noqa: E402
 
 # The benchmark's echo route exists only when CARDROOM_BENCH_ECHO=1 (cardroom/bench_echo.py).
 routes = websocket_urlpatterns + bench_echo.websocket_urlpatterns()

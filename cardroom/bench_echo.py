@@ -23,7 +23,7 @@ class EchoConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         if not self.scope["user"].is_authenticated:
-            await self.close(code=4401)  # tables.consumers.NOT_LOGGED_IN
+            await self.close(code=4401)  # web.tables.consumers.NOT_LOGGED_IN
             return
         await self.accept()
 

@@ -1,6 +1,6 @@
 """A server error's reference: the short code its page shows and its log line carries.
 
-The 500 page (cardroom.error_views.server_error) tells the person no more than that the
+The 500 page (web.errors.server_error) tells the person no more than that the
 server failed, with DEBUG off as `make run` and production serve: no traceback, no
 settings. Its reference lets support find the one log line, with the traceback under it,
 that belongs to that page, among the others of the same minute.

@@ -4,22 +4,17 @@ tables/relief.py), as a compliance page and a streamed CSV export with its manif
 
 Like the other logs (collections_fees/selectors.py), one SQL query serves the page (a
 page of typed rows) and the export (COPY of text columns), so both show the same rows for
-the same filters. The back office reads the tables app's schema (its models), never its
-code: the layers of docs/architecture.md.
+the same filters (its page and export: web/compliance/handovers.py). The back office
+reads the tables app's schema (its models), never its code: the layers of
+docs/architecture.md.
 """
 
 from __future__ import annotations
 
-from django import forms
-from django.views.decorators.http import require_GET
-
-from cardroom.access import READERS, page_for
 from cardroom.spreadsheet import escaped_sql
 from tables.models import DealerHandover, ReliefPlan, ReliefPush, Table
 
-from .forms import FilterForm
-from .selectors import Filters, SqlQuery, SqlRows, day_text, filter_conditions, local_text, utc_text, where_clause
-from .views import csv_export_view, log_page
+from .selectors import Filters, SqlQuery, day_text, filter_conditions, local_text, utc_text, where_clause
 
 HANDOVER = DealerHandover._meta.db_table
 PUSH = ReliefPush._meta.db_table
@@ -50,14 +45,6 @@ HANDOVER_EXPORT_COLUMNS = (
 )
 
 
-class HandoverFilterForm(FilterForm):
-    """The day range and table, and `dealer`: a login, incoming or outgoing."""
-
-    fields_used = ("from", "to", "month", "table", "dealer")
-
-    dealer = forms.CharField(required=False, max_length=150)
-
-
 def handover_log_query(filters: Filters) -> SqlQuery:
     """Every hand-over in the range, with both dealers, the round boundary (the rounds
     opened before it, the table's event seq), and the planned push it answered (its time,
@@ -81,13 +68,3 @@ def handover_log_query(filters: Filters) -> SqlQuery:
         {where_clause(conditions)}
     """
     return SqlQuery(sql, tuple(params), "b.at, b.id", HANDOVER_EXPORT_COLUMNS)
-
-
-@require_GET
-@page_for(*READERS)
-def handover_log(request):
-    return log_page(request, "compliance/handovers.html", HandoverFilterForm,
-                    lambda filters: (SqlRows(handover_log_query(filters)), {}))
-
-
-handover_export_csv = csv_export_view("handovers", HandoverFilterForm, handover_log_query)

@@ -71,7 +71,7 @@ class KeysetPage:
 
 @dataclass(frozen=True)
 class KeysetRows:
-    """A log's rows to page through by key (log_page in collections_fees/views.py):
+    """A log's rows to page through by key (log_page in web/compliance/views.py):
     `sql` and `params` select them, `keys` is their order."""
 
     sql: str

@@ -858,7 +858,7 @@ def count_sheet_view(*, gaming_day: date, shift: str) -> dict:
 def waiting_for_a_manager() -> dict:
     """What only a manager can move: closed shifts someone asked to reopen (no reopen
     yet), and counts in force whose variance is above the escalation threshold and not
-    approved, on shifts not closed. The manager's home (tables.views.home). Reads only the
+    approved, on shifts not closed. The manager's home (web.tables.views.home). Reads only the
     sheets that hold an unapproved count, not the whole count history."""
     reopens = list(ShiftReopenRequest.objects.filter(reopen__isnull=True).order_by("requested_at", "id"))
     sheets = {sheet.pk: sheet for sheet in CountSheet.objects.filter(

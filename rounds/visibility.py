@@ -36,7 +36,7 @@ backlines and fees, the seats' view, a settlement's lines and nets, an event's r
 
 A snapshot is built once, whole (tables.selectors.server_snapshot), and cut down here for
 each audience. The publisher sends one message per event to a table's group, and each
-socket cuts it for its own audience before sending (tables.consumers), so an event costs
+socket cuts it for its own audience before sending (web.tables.consumers), so an event costs
 one snapshot whatever the number and kinds of viewers.
 
 It lives in `rounds`, below the back office (collections_fees) and the tables app, so

@@ -18,7 +18,7 @@ function say(out, kind, text) {
   out.textContent = text;
 }
 
-// The tablet's words for each refusal code (tables/ui_text.py), from the page's data.
+// The tablet's words for each refusal code (web/tables/ui_text.py), from the page's data.
 const pageData = document.getElementById("page-data");
 const WORDS = pageData ? JSON.parse(pageData.textContent).errors || {} : {};
 // A refusal about a listed or alerted patron is said in neutral words, without its code or

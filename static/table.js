@@ -102,7 +102,7 @@ ctx.tap = (command) => {
 // Several taps at once (e.g. "everyone checks"): queued in order, each its own command.
 ctx.tapAll = (commands) => commands.forEach(ctx.tap);
 
-// A refusal in the dealer's words: the sentence for its code (tables/ui_text.py) and,
+// A refusal in the dealer's words: the sentence for its code (web/tables/ui_text.py) and,
 // for a limit, the table's limits in dollars. The service's own wording is kept as the
 // banner's tooltip, for support.
 function showError(code, technical) {

@@ -3,7 +3,7 @@
 // draws the last snapshot it kept, marked as not current, with the taps still queued, and
 // sends them when the network is back). Network first: online, the page and the scripts
 // are always the server's; the cache only answers when the server cannot.
-// Served from /tablet-sw.js (tables.views.tablet_service_worker) so that its scope covers
+// Served from /tablet-sw.js (web.tables.views.tablet_service_worker) so that its scope covers
 // the tablet's pages. The cache is one person's: the page empties it at logout and when
 // someone else logs in on this device (static/session.js, forget).
 "use strict";

@@ -1,5 +1,5 @@
 """Dealer assignments, written here and nowhere else: the assignments page
-(tables/staff_views.py) reads the form and calls `assignment_create`."""
+(web/staff/views.py) reads the form and calls `assignment_create`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ to find every broadcast.
   changed in that window, read in one query: with 250 busy tables and 40 screens a message
   per table (or per event) would overrun channels_redis (a connection's queue holds 100
   messages and one process handles about 1,000 group messages a second). A screen that
-  falls behind is sent one fresh full floor instead of its backlog (tables.consumers).
+  falls behind is sent one fresh full floor instead of its backlog (web.tables.consumers).
 """
 
 import asyncio
@@ -54,7 +54,7 @@ def table_group(table_id: int) -> str:
 
 
 def user_group(user_id: int) -> str:
-    """Every socket of one person joins this group (tables.consumers)."""
+    """Every socket of one person joins this group (web.tables.consumers)."""
     return f"user.{user_id}"
 
 
@@ -125,7 +125,7 @@ class SessionEnded:
 
 def session_ended(user_id: int, session_key: str) -> None:
     """A person logged out: their sockets of that session close at once, not at their next
-    check (tables.consumers.SESSION_CHECK_SECONDS)."""
+    check (web.tables.consumers.SESSION_CHECK_SECONDS)."""
     if get_channel_layer() is None:
         return
     try:
@@ -200,7 +200,7 @@ def _send_relief(build) -> None:
         publisher.send(FLOOR_GROUP, _message(ReliefChanged(text=encoded(build()))))
     except Exception:
         # The plan or hand-over is committed whatever happens here; the screens get the
-        # panel with their next full floor (tables.consumers, every FLOOR_REFRESH_SECONDS).
+        # panel with their next full floor (web.tables.consumers, every FLOOR_REFRESH_SECONDS).
         logger.exception("the relief panel could not be sent to the floor")
 
 
@@ -363,7 +363,7 @@ class Publisher:
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
         except Exception:
-            # The floor's periodic full refresh (tables.consumers) mends a lost batch.
+            # The floor's periodic full refresh (web.tables.consumers) mends a lost batch.
             logger.exception("floor rows for tables %s could not be sent", table_ids)
 
     async def _group_send(self, group: str, message: dict) -> None:

@@ -2,7 +2,7 @@
 their open sockets, and the signals that tell those sockets it changed.
 
 A socket checks its person's standing when it opens and every SESSION_CHECK_SECONDS
-(tables.consumers), and holds what it found: a command then costs no query for it. What
+(web.tables.consumers), and holds what it found: a command then costs no query for it. What
 can take a person's standing away announces it here, once its transaction commits:
 
 * a user saved (deactivated, password or superuser flag changed) or deleted;

@@ -22,7 +22,7 @@ from django.utils import timezone
 from cardroom.asgi import application
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment
-from tables.routing import websocket_urlpatterns
+from web.tables.routing import websocket_urlpatterns
 from tables.services import command_execute, table_create
 
 PERSONAS = ("anonymous", "dealer_here", "dealer_other", "supervisor", "compliance", "admin")
@@ -110,7 +110,7 @@ MATRIX = {
     "compliance/closer/<str:gaming_day>/export.csv": ("get", READERS),
     "compliance/closer/<str:gaming_day>/closer.xlsx": ("get", READERS),
     "compliance/closer/<str:gaming_day>/print/": ("get", READERS),
-    # Patrons (patrons/urls.py): the table's endpoints for whoever drives it; identification
+    # Patrons (web/patrons/urls.py): the table's endpoints for whoever drives it; identification
     # and the AML pages for supervisors and compliance only (not an admin).
     "api/tables/<int:table_id>/patrons": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),
     "api/tables/<int:table_id>/patrons/unidentified": ("post", row(UNAUTH, OK, FORBIDDEN, OK, FORBIDDEN, FORBIDDEN)),

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "collections_fees",
     "patrons",
     "cardroom",
+    "web",
     "axes",
 ]
 
@@ -217,7 +218,7 @@ AXES_COOLOFF_TIME = 0.25  # hours: a locked account unlocks after 15 minutes
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 SESSION_COOKIE_AGE = 12 * 60 * 60  # one long shift at most
-# A socket re-reads its session before every command (tables.consumers): from the cache
+# A socket re-reads its session before every command (web.tables.consumers): from the cache
 # (Redis when REDIS_URL is set), with the database behind it.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True

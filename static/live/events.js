@@ -1,4 +1,4 @@
-// The socket protocol's one rule for a table's events (tables/consumers.py): each event
+// The socket protocol's one rule for a table's events (web/tables/consumers.py): each event
 // carries the table's next version (`seq`) and the whole snapshot after it.
 
 // An event applies to a snapshot when it is the very next one; an older one is already

@@ -104,7 +104,7 @@ def test_the_rounds_and_rotation_pages_page_by_key(ledger, officer_client):
         assert 2 < len(every) < 100, url
         rows, cursor = [], ""
         # Three rows a page, by the log's own order: the same rows, none twice.
-        from collections_fees import views
+        from web.compliance import views
 
         original, views.PAGE_SIZE = views.PAGE_SIZE, 3
         try:

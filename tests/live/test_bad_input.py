@@ -182,7 +182,7 @@ def test_a_failure_under_the_api_is_json_and_its_traceback_is_logged_with_debug_
     def broken(**kwargs):
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr("tables.views.command_execute", broken)
+    monkeypatch.setattr("web.tables.views.command_execute", broken)
     streams = []
     logger = logging.getLogger("django.request")
     while logger is not None:  # every handler of the settings a django.request record reaches

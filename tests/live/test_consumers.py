@@ -569,7 +569,7 @@ def test_an_idle_floor_is_sent_nothing_and_a_re_read_sends_only_what_changed(ses
     """Issue 35: the floor's periodic re-read (every 2 s on the in-memory layer of `make
     run`) sent every row again, and every screen redrew every tile. Now a screen is sent
     only the rows that differ from what it was sent: nothing while the floor is idle."""
-    from tables import consumers
+    from web.tables import consumers
     from tables.models import Table
 
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -19,7 +19,8 @@ from websockets.asyncio.client import connect
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
-from tables import consumers, standing
+from tables import standing
+from web.tables import consumers
 from tables.models import DealerAssignment, Table
 from tables.relief import handover_take, relief_plan_make
 

@@ -7,7 +7,7 @@ from django.test import Client
 
 from rounds.engine.errors import ERROR_CODES
 from tables.models import TableEvent
-from tables.ui_text import ERROR_TEXT
+from web.tables.ui_text import ERROR_TEXT
 
 from .conftest import make_table, run
 

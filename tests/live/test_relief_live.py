@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
-from tables import consumers
+from web.tables import consumers
 from tables.models import DealerAssignment
 from tables.relief import handover_take, relief_plan_make
 

@@ -1,4 +1,4 @@
-"""A socket follows its session, its user and their role (tables.consumers): as a dealer
+"""A socket follows its session, its user and their role (web.tables.consumers): as a dealer
 and as compliance, not only as a supervisor."""
 
 import asyncio
@@ -11,7 +11,8 @@ from django.test import Client
 from django.utils import timezone
 
 from cardroom.gaming_day import calendar
-from tables import consumers, events, presence, standing
+from tables import events, presence, standing
+from web.tables import consumers
 from tables.models import DealerAssignment, Table, TableEvent
 
 from .conftest import make_table, play, run, socket

@@ -7,7 +7,7 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from tables import consumers
+from web.tables import consumers
 from tables.models import RejectedCommand, TableEvent
 from tables.socket_rates import TokenBucket
 

@@ -20,7 +20,7 @@ from django.test import Client
 from patrons import identity
 from patrons.identity import DISCREET_MESSAGE, LOOKUP_LIMIT
 from patrons.models import CashTransaction, ExclusionHit, PatronKey
-from tables.ui_text import DISCREET_CODES, ERROR_TEXT
+from web.tables.ui_text import DISCREET_CODES, ERROR_TEXT
 
 
 def logged_in(user):

@@ -63,7 +63,7 @@ def test_a_supervisor_sees_how_many_approvals_wait(staff):  # noqa: F811
 
 
 def test_a_server_error_is_the_sites_500_page(staff, rf):  # noqa: F811
-    from cardroom.error_views import server_error
+    from web.errors import server_error
 
     request = rf.get("/floor/")
     request.user = staff["sup"]

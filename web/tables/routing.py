@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import consumers
+from web.tables import consumers
 
 websocket_urlpatterns = [
     path("ws/tables/<int:table_id>/", consumers.TableConsumer.as_asgi()),

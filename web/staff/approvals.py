@@ -21,8 +21,8 @@ from tables.approvals import (
 )
 from tables.models import Approval, approval_status
 from tables.setup import request_changes
-from tables.staff_views import json_call
-from tables.views import COMMAND_STATUS
+from web.staff.views import json_call
+from web.tables.views import COMMAND_STATUS
 
 
 @api_for(*DRIVERS)
@@ -97,7 +97,7 @@ def approval_decide_on_tablet(request, approval_id: int):
 def command_confirmed_here(request, table_id: int):
     """A supervisor at the table confirms a progressive award on the dealer's tablet with
     their own username and password: `{"command": {"type": "confirm_award", ...},
-    "approver": {"username", "password"}}`, answered as a command is (tables/views.py)."""
+    "approver": {"username", "password"}}`, answered as a command is (web/tables/views.py)."""
 
     def confirm(body):
         command = body.get("command")

@@ -57,13 +57,13 @@ from cardroom import wire
 from cardroom.access import READERS, Actor, can_drive, can_drive_table, can_view_table
 from rounds.visibility import LIVE, TABLET
 
-from . import events, presence, standing as standings
-from .socket_rates import TokenBucket
-from .models import Table
-from .floor import whole_floor
-from .relief import board_message
-from .selectors import table_snapshot
-from .services import CommandOutcome, command_execute
+from tables import events, presence, standing as standings
+from tables.socket_rates import TokenBucket
+from tables.models import Table
+from tables.floor import whole_floor
+from tables.relief import board_message
+from tables.selectors import table_snapshot
+from tables.services import CommandOutcome, command_execute
 
 # Close codes (4000-4999 are the application's): the pages show why the socket closed.
 NOT_LOGGED_IN = 4401
@@ -138,7 +138,7 @@ def session_user(scope):
     return user if user.is_authenticated else None
 
 
-# The answer to a tap made under another person's login (tables.views.table_command too).
+# The answer to a tap made under another person's login (web.tables.views.table_command too).
 ANOTHER_LOGIN = {"ok": False, "error": {"code": "not_authorized",
                                         "message": "this tap was made under another person's login: not sent"}}
 

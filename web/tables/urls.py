@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import relief_views, views, waitlist_views
+from web.floor import relief, waitlist
+from web.tables import views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,10 +11,10 @@ urlpatterns = [
     path("tables/<int:table_id>/tablet/", views.tablet, name="tablet"),
     path("api/tables/<int:table_id>/commands", views.table_command, name="table-command"),
     path("api/tables/<int:table_id>/state", views.table_state, name="table-state"),
-    path("floor/waitlist/", waitlist_views.waitlist_page, name="waitlist"),
-    path("floor/relief/", relief_views.relief_plan_page, name="relief-plan"),
-    path("relief/", relief_views.relief_mine, name="relief-mine"),
-    path("lobby/", waitlist_views.lobby, name="lobby"),
+    path("floor/waitlist/", waitlist.waitlist_page, name="waitlist"),
+    path("floor/relief/", relief.relief_plan_page, name="relief-plan"),
+    path("relief/", relief.relief_mine, name="relief-mine"),
+    path("lobby/", waitlist.lobby, name="lobby"),
     path("healthz", views.healthz, name="healthz"),
     path("tablet-sw.js", views.tablet_service_worker, name="tablet-service-worker"),
 ]

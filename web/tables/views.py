@@ -25,14 +25,14 @@ from rounds.engine.view import posted_rules
 from rounds.labels import side_bet_pays
 from rounds.visibility import LIVE, TABLET, audience_of
 
-from . import presence
-from .floor import floor_rows
-from .models import Table
-from .relief import relief_board
-from .selectors import table_snapshot
-from .services import command_execute
-from .trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
-from .ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
+from tables import presence
+from tables.floor import floor_rows
+from tables.models import Table
+from tables.relief import relief_board
+from tables.selectors import table_snapshot
+from tables.services import command_execute
+from tables.trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
+from web.tables.ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
 
 
 # Each person lands on their own work: the count team and a manager on the count (with
@@ -130,7 +130,7 @@ def table_command(request, table_id: int):
     made_by = request.headers.get("X-Cardroom-User")
     if made_by is not None and made_by != str(request.user.pk):
         # A tap made under another person's login (static/table.js) is never run under this one.
-        from .consumers import ANOTHER_LOGIN
+        from web.tables.consumers import ANOTHER_LOGIN
 
         return JsonResponse({**ANOTHER_LOGIN, "id": command.get("id") if isinstance(command, dict) else None,
                              "version": 0, "replayed": False, "result": ANOTHER_LOGIN}, status=403)

@@ -5,8 +5,8 @@ from django.views.decorators.http import require_GET
 
 from cardroom.access import Actor, page_for
 
-from . import waitlist
-from .models import Table
+from tables import waitlist
+from tables.models import Table
 
 # A refused step is answered on the page with its code and this status; nothing changed.
 REFUSED_STATUS = 409

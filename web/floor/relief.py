@@ -9,8 +9,8 @@ from django.utils import timezone
 from cardroom.access import Actor, page_for
 from cardroom.gaming_day import calendar
 
-from . import relief
-from .models import ReliefPush, Table
+from tables import relief
+from tables.models import ReliefPush, Table
 
 # A refused step is answered on the page with its code and this status; nothing changed.
 REFUSED_STATUS = 409

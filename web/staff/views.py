@@ -1,7 +1,7 @@
 """Thin views for supervisors and compliance: dealer assignments, the audit trail, and the
 floor's table actions (open or close, configure, acknowledge an alert). Changes go through
 tables.services, tables.alerts and tables.assignments; the approval views are in
-tables/approval_views.py."""
+web/staff/approvals.py."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -18,7 +18,7 @@ from cardroom.models import AuditEntry
 from rounds.engine.errors import CommandError
 from tables.alerts import alert_acknowledge
 from tables.assignments import assignment_create, assignment_text
-from tables.forms import AssignmentForm
+from web.tables.forms import AssignmentForm
 from tables.models import Approval, DealerAssignment, Table
 from tables.services import table_configure, table_open_close
 

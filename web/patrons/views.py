@@ -22,11 +22,11 @@ from cardroom.access import DRIVERS, Actor, api_for, can_drive, page_for
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from collections_fees.exports import CsvExport
-from collections_fees.views import csv_export_response
+from web.compliance.views import csv_export_response
 
-from . import awards, cash, identity, selectors
-from .identity import PatronError
-from .models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, PatronMerge, UnidentifiedPatron
+from patrons import awards, cash, identity, selectors
+from patrons.identity import PatronError
+from patrons.models import CashReversalDecision, ExclusionImport, ExclusionRemoval, Patron, PatronMerge, UnidentifiedPatron
 
 PATRON_READERS = ("supervisor", "compliance")
 

@@ -3,7 +3,7 @@ and their manifests. Thin: forms read the request, selectors read the database,
 services write, collections_fees/exports.py streams.
 
 Pages are for supervisors, compliance and admins (cardroom.access.READERS). Drop boxes are
-counted by the count team on the count sheet (collections_fees/count_views.py).
+counted by the count team on the count sheet (web/compliance/counts.py).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from django.views.decorators.http import require_GET
 from cardroom.access import READERS, page_for
 from cardroom.gaming_day import calendar
 
-from . import selectors
-from .exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
-from .keyset import BadCursor, KeysetRows
-from .forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
-from .models import ExportManifest
+from collections_fees import selectors
+from collections_fees.exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
+from collections_fees.keyset import BadCursor, KeysetRows
+from web.compliance.forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
+from collections_fees.models import ExportManifest
 
 PAGE_SIZE = 100
 

@@ -2,7 +2,7 @@
 
 A form turns what the supervisor typed (amounts in dollars) into the part of the
 configuration it changes (docs/commands.md, `table`: amounts in cents); the engine's
-`TableConfig.from_config` then checks the whole configuration (tables/setup_views.py),
+`TableConfig.from_config` then checks the whole configuration (web/staff/setup.py),
 and its refusal, with its stable code, is shown as the form's error. The forms check
 only what the browser could send wrong (a number that is not one); every rule is the
 engine's.

@@ -1,9 +1,9 @@
-"""Round history and rotation log, included by collections_fees/urls.py under
+"""Round history and rotation log, included by web/compliance/urls.py under
 /compliance/ (names in the `compliance` namespace): compliance pages of the back office."""
 
 from django.urls import path
 
-from . import round_views
+from web.compliance import rounds as round_views
 
 urlpatterns = [
     path("rounds/", round_views.round_history, name="rounds"),

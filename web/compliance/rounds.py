@@ -13,16 +13,16 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from cardroom.access import READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
-from collections_fees.forms import RotationFilterForm, RoundFilterForm
+from web.compliance.forms import RotationFilterForm, RoundFilterForm
 from collections_fees.selectors import SqlRows
-from collections_fees.views import csv_export_view, log_page
+from web.compliance.views import csv_export_view, log_page
 from rounds.audit import round_verify
 from rounds.engine.errors import CommandError
 from rounds.models import Round
 from tables.models import Approval, approval_status
 
-from . import round_selectors as selectors
-from .signals import correction_requested
+from collections_fees import round_selectors as selectors
+from collections_fees.signals import correction_requested
 
 
 @require_GET

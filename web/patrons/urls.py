@@ -3,8 +3,8 @@ under /api/tables/<id>/, the floor's alerts, the compliance pages under /complia
 
 from django.urls import path
 
-from . import views
-from .identity import STATE_LIST_UPLOAD_PATH
+from web.patrons import views
+from patrons.identity import STATE_LIST_UPLOAD_PATH
 
 app_name = "patrons"
 

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from cardroom.access import Actor, page_for
-from tables.setup_forms import SECTIONS, TableCreateForm
+from web.staff.setup_forms import SECTIONS, TableCreateForm
 from collections_fees.counts import boxes_now
 from collections_fees.models import JackpotMeter
 from rounds.engine.errors import CommandError

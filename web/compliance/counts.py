@@ -1,7 +1,7 @@
 """The count pages: the drop-box registry, the count sheet of a shift (which replaces the
 old per-table drop count), the closer summary, and their exports.
 
-Thin, like collections_fees/views.py: the rules are in collections_fees/counts.py (every
+Thin, like web/compliance/views.py: the rules are in collections_fees/counts.py (every
 write, with its role check), reads in collections_fees/selectors.py, files in
 collections_fees/exports.py. Everyone who reads the count (supervisors, compliance,
 admins, the count team, managers) sees the pages; the forms shown depend on the role, and
@@ -25,11 +25,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from cardroom.access import COUNT_READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
 
-from . import counts, selectors, trends
-from .counts import CountError
-from .templatetags.compliance import dollars, signed_dollars
-from .exports import XLSX_MEDIA_TYPE, CsvExport, document_export, rows_xlsx
-from .views import csv_export_response, export_attachment
+from collections_fees import counts, selectors, trends
+from collections_fees.counts import CountError
+from collections_fees.templatetags.compliance import dollars, signed_dollars
+from collections_fees.exports import XLSX_MEDIA_TYPE, CsvExport, document_export, rows_xlsx
+from web.compliance.views import csv_export_response, export_attachment
 
 
 def _day(text: str) -> date:
