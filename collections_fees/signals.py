@@ -11,9 +11,3 @@ from django.dispatch import Signal
 # A drop box was placed on (or swapped onto) a table: its floor row shows the box.
 # Sent with `table_id`, inside the placement's transaction.
 box_placed = Signal()
-
-# A supervisor asked, on a settled round's record page, for its correction (game-rules
-# section 8). Sent with `actor`, `table_id` and `payload` ({"reason", "round"}); the tables
-# app's approval service files the request for a second supervisor, and its refusal (a
-# CommandError) reaches the sender. Exactly one receiver answers.
-correction_requested = Signal()

@@ -1,14 +1,12 @@
 """Live screens follow the session and the back office: a logout closes the sockets
-opened with it, a drop box placed by the count's service shows on the floor, and a
-correction asked for on a round's record page becomes an approval request."""
+opened with it, and a drop box placed by the count's service shows on the floor."""
 
 from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 
-from collections_fees.signals import box_placed, correction_requested
+from collections_fees.signals import box_placed
 
 from . import events
-from .approvals import approval_request
 
 
 @receiver(user_logged_out)
@@ -23,8 +21,3 @@ def _floor_row_follows_the_box(sender, table_id, **kwargs):
     # The back office sends this inside its transaction; the floor row is published on commit.
     events.floor_row_changed_on_commit(table_id)
 
-
-@receiver(correction_requested, dispatch_uid="tables.approval_on_correction_requested")
-def _correction_waits_for_a_second_supervisor(sender, actor, table_id, payload, **kwargs):
-    # Raises the service's CommandError on a refusal: Signal.send lets it reach the page.
-    return approval_request(actor=actor, table_id=table_id, kind="correction", payload=payload)

@@ -75,23 +75,3 @@ def test_a_round_in_play_offers_no_correction(staff):  # noqa: F811
     response = asker.post(f"/compliance/rounds/{rnd.pk}/", {"reason": "too early"}, follow=True)
     assert "Not requested (invalid_command)" in response.content.decode()
     assert not Approval.objects.exists()
-
-
-def test_without_the_approval_service_wired_in_the_page_never_says_requested(staff):  # noqa: F811
-    # The back office files nothing itself (collections_fees/signals.py): with no receiver,
-    # the page fails loudly instead of telling the supervisor the request is waiting.
-    from collections_fees.signals import correction_requested
-
-    rnd = settled_round(staff["table"])
-    assert correction_requested.disconnect(dispatch_uid="tables.approval_on_correction_requested")
-    try:
-        asker = Client(raise_request_exception=False)
-        asker.force_login(staff["sup"])
-        response = asker.post(f"/compliance/rounds/{rnd.pk}/", {"reason": "wrong hole cards"})
-    finally:
-        from tables.receivers import _correction_waits_for_a_second_supervisor
-
-        correction_requested.connect(
-            _correction_waits_for_a_second_supervisor, dispatch_uid="tables.approval_on_correction_requested")
-    assert response.status_code == 500
-    assert not Approval.objects.exists()

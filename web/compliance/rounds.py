@@ -6,23 +6,22 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ImproperlyConfigured, PermissionDenied
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from cardroom.access import READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
-from web.compliance.forms import RotationFilterForm, RoundFilterForm
+from collections_fees import round_selectors as selectors
 from collections_fees.selectors import SqlRows
-from web.compliance.views import csv_export_view, log_page
 from rounds.audit import round_verify
 from rounds.engine.errors import CommandError
 from rounds.models import Round
+from tables.approvals import approval_request
 from tables.models import Approval, approval_status
-
-from collections_fees import round_selectors as selectors
-from collections_fees.signals import correction_requested
+from web.compliance.forms import RotationFilterForm, RoundFilterForm
+from web.compliance.views import csv_export_view, log_page
 
 
 @require_GET
@@ -78,14 +77,10 @@ def _correction_request(request, rnd: Round):
     if request_role(request) != "supervisor":
         raise PermissionDenied("only a supervisor asks for a correction")  # compliance reads
     try:
-        answered = correction_requested.send(
-            sender=Round, actor=Actor.from_request(request), table_id=rnd.table_id,
-            payload={"reason": request.POST.get("reason", "").strip(), "round": rnd.number},
-        )
-        if not answered:
-            # The back office files nothing itself: without the approval service wired in,
-            # saying "requested" would be a lie.
-            raise ImproperlyConfigured("no approval service receives correction requests")
+        # Filed in the one home of a table's requests (tables/approvals.py), where a second
+        # supervisor decides it.
+        approval_request(actor=Actor.from_request(request), table_id=rnd.table_id, kind="correction",
+                         payload={"reason": request.POST.get("reason", "").strip(), "round": rnd.number})
     except CommandError as refused:
         messages.error(request, f"Not requested ({refused.code}): {refused.message}")
     else:
