@@ -51,7 +51,8 @@ def run(rounds: int, summary: str) -> None:
     from django.db import connection
 
     from tables.events import publisher
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.engine.helpers import dealt_round, seated_with_pd
 
     print(summary)

@@ -276,7 +276,8 @@ def build_template():
     """One real round through the command service on a template table; its rows."""
     from collections_fees.models import CollectionEntry
     from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.compliance.ledger import FEES_A
     from tests.engine.helpers import dealt_round, seated_with_pd
 
@@ -304,7 +305,7 @@ def build_template():
 def make_tables(count: int, first_day: date):
     from cardroom.gaming_day import calendar
     from tables.models import Table
-    from tables.services import table_create
+    from tables.lifecycle import table_create
     from tests.compliance.ledger import FEES_A
 
     at = calendar().day_bounds(first_day)[0] - timedelta(days=1)

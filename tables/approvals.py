@@ -29,14 +29,8 @@ from rounds.models import Round
 
 from .events import floor_row_changed_on_commit, table_refreshed_on_commit
 from .models import Approval, ApprovalDecision, RoundCorrection, Table, approval_status
-from .services import (
-    CommandOutcome,
-    command_execute,
-    is_first_configuration,
-    merged_config,
-    round_correct,
-    table_configure,
-)
+from .lifecycle import is_first_configuration, merged_config, round_correct, table_configure
+from .services import CommandOutcome, command_execute
 
 VIA = ("device", "tablet")
 # What each kind of request carries (anything else is refused, not stored).

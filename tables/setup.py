@@ -17,7 +17,7 @@ from rounds.engine.paytables import paytable_from_config
 from rounds.engine.config import TableConfig as EngineConfig
 
 from .models import Approval, Table
-from .services import is_first_configuration, merged_config
+from .lifecycle import is_first_configuration, merged_config
 
 # Words for the configuration's keys (docs/commands.md, `table`); a key not named here
 # is shown by its own name.

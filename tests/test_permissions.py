@@ -23,7 +23,8 @@ from cardroom.asgi import application
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment
 from web.tables.routing import websocket_urlpatterns
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 PERSONAS = ("anonymous", "dealer_here", "dealer_other", "supervisor", "compliance", "admin")
 

@@ -30,7 +30,8 @@ from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.models import Round
 from tables.models import Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.db_access import as_owner
 from tests.engine.helpers import dealt_round, seated_with_pd
 

@@ -12,7 +12,8 @@ from django.db import connection
 
 from collections_fees.selectors import Filters
 from collections_fees.round_selectors import rotation_log_query
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.helpers import quick_round
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,8 @@ from cardroom.access import Actor
 from collections_fees.selectors import Filters
 from rounds.models import Round
 from collections_fees.round_selectors import round_history_query
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.test_sidebets import SIDE_BETS
 
 pytestmark = pytest.mark.django_db

@@ -124,7 +124,8 @@ def test_a_last_row_re_signed_with_the_key_and_the_head_left_alone_is_named(db):
     last row and re-signs it (no row after it to break, no checkpoint over it yet), leaving
     the table's head as it was, is named at the end of the chain (issue 33, finding 12)."""
     from tables.integrity import verify_table
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
 
     table = table_create(name="T", config={"seats": 6}, created_by="test")
     for seat in (1, 2):

@@ -18,7 +18,8 @@ import pytest
 from cardroom import witness
 from rounds.models import Round
 from tables.models import ChainCheckpoint, Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.helpers import dealt_round, seated_with_pd
 
 from .ledger import DAY1, DAY2

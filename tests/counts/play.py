@@ -18,7 +18,8 @@ from django.contrib.auth.models import Group, User
 
 from cardroom.access import Actor
 from collections_fees import counts
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.compliance.ledger import Clock  # noqa: F401 (the settable clock, for this module's users)
 from tests.engine.helpers import FEES, dealt_round, seated_with_pd
 

@@ -8,7 +8,7 @@ import pytest
 
 from cardroom.access import Actor
 from collections_fees import counts
-from tables.services import table_create
+from tables.lifecycle import table_create
 
 pytestmark = pytest.mark.django_db
 

@@ -311,7 +311,8 @@ def test_progressive_contributions_go_into_the_jackpot_box_and_its_count_expects
     and the jackpot box's expected drop is contributions less reversals, to the cent."""
     from collections_fees.models import JackpotEntry, JackpotMeter
     from tables.integrity import verify_meter
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.engine.helpers import FEES, seated_with_pd
     from tests.engine.test_sidebets import PROGRESSIVE
 

@@ -30,7 +30,8 @@ from cardroom import spreadsheet
 from collections_fees import counts
 from patrons import cash, identity
 from patrons.identity import PatronError
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.compliance.asgi import AsgiClient
 from tests.counts.play import AFTER_THE_DAY, DAY, Clock, person, pieces
 from tests.db_access import empty_tables, remove_committed

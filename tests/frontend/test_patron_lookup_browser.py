@@ -14,7 +14,7 @@ from django.contrib.auth.models import Group, User
 
 from cardroom.access import Actor
 from patrons.identity import patron_create, state_list_import
-from tables.services import table_create
+from tables.lifecycle import table_create
 from web.tables.ui_text import DISCREET_TEXT
 from tests.live.test_browser import browsers, daphne, expect  # noqa: F401 (fixtures)
 from tests.live.test_default_setup import log_in

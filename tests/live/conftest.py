@@ -13,7 +13,8 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from cardroom.asgi import application
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.boxes import place_boxes
 
 ORIGIN = (b"origin", b"http://127.0.0.1")

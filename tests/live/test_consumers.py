@@ -173,7 +173,8 @@ def _table_whose_game_ended() -> int:
 
     from django.utils import timezone
 
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.engine.helpers import quick_round
 
     table = table_create(name="Policy", config={"seats": 6, "rotation_policy": {}}, created_by="test")
@@ -208,7 +209,8 @@ def test_start_game_over_the_socket_follows_the_event_protocol(session_cookie, l
 def _table_with_an_award_to_confirm() -> int:
     """A progressive table at its showdown, seat 2 holding a royal flush in its first five
     cards: a 100% award that waits for a supervisor's confirm_award (game-rules 10.3)."""
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.engine.test_sidebets import PROGRESSIVE
 
     table = table_create(name="Progressive", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")

@@ -16,7 +16,7 @@ from django.test import Client
 from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.models import Round
-from tables.services import table_create, table_retire
+from tables.lifecycle import table_create, table_retire
 from tables.trends import floor_trends
 from tests.compliance.ledger import Clock
 from tests.counts.play import deal, run

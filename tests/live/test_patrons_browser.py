@@ -21,7 +21,8 @@ from cardroom.access import Actor
 from collections_fees.models import JackpotMeter
 from patrons.identity import patron_create
 from patrons.models import CashTransaction, ExclusionHit, PatronLink
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.test_sidebets import SIDE_BETS
 from tests.patron_aml.test_awards import D_UP_TO_SHOWDOWN, SHOWDOWN
 from tests.service.test_access import assign

@@ -10,7 +10,8 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
 from tables.relief import handover_take, relief_plan_make
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.boxes import place_boxes
 from tests.engine.helpers import seated_with_pd
 

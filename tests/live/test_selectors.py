@@ -11,7 +11,7 @@ from cardroom.access import Actor
 from tables.models import DealerAssignment, Table
 from tables.floor import floor_rows
 from tables.selectors import table_snapshot
-from tables.services import table_open_close
+from tables.lifecycle import table_open_close
 from rounds.visibility import TABLET
 from tests.engine.helpers import FEES, dealt_round, example_b
 from tests.hypothesis_profiles import examples

@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from tables.models import WaitlistEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tables.waitlist import game_of
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)

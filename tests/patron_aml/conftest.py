@@ -6,7 +6,7 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from patrons.identity import patron_create
 from tables.models import DealerAssignment
-from tables.services import table_create
+from tables.lifecycle import table_create
 from tests.boxes import place_boxes
 
 

@@ -15,7 +15,8 @@ from rounds.engine.sidebets import (
 from tables.integrity import verify_meter
 from tables.models import Table, TableEvent
 from tables.selectors import server_snapshot
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE, SIDE_BETS
 from tests.patron_aml.conftest import person

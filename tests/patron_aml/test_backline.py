@@ -4,7 +4,8 @@ card, or an unidentified patron's U-id, and the self-exclusion lists apply to th
 from patrons import identity
 from patrons.models import ExclusionHit
 from tables.models import Table
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.test_worked_examples import backline
 
 CONFIG = {"seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}

@@ -249,7 +249,8 @@ def confirm_an_award(winner_id: dict):
     $10,000.80 award, above the CTR line), the award confirmed by supervisor sam and the
     round settled; dan deals it. The winner P-2's record holds `winner_id`."""
     from rounds.models import Round
-    from tables.services import command_execute, table_create
+    from tables.lifecycle import table_create
+    from tables.services import command_execute
     from tests.engine.test_sidebets import PROGRESSIVE
     from tests.service.conftest import run_ok
     from tests.service.test_access import assign, person

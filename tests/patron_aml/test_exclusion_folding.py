@@ -17,7 +17,8 @@ from patrons.identity import PatronError
 from patrons.models import ExclusionHit, ExclusionReview, ExclusionReviewDecision
 from rounds.models import Round
 from tables.models import Table
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.test_worked_examples import backline
 
 BACKLINE_CONFIG = {"seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}

@@ -1,6 +1,7 @@
 import pytest
 
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.boxes import place_boxes
 from tests.engine.helpers import dealt_round
 

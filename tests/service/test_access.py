@@ -14,7 +14,8 @@ from rounds.engine.errors import CommandError
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, ApprovalDecision, DealerAssignment, RoundCorrection
-from tables.services import command_execute, table_configure, table_create, table_open_close
+from tables.lifecycle import table_configure, table_create, table_open_close
+from tables.services import command_execute
 
 from tests.db_access import assert_refused_to_both
 from tests.engine.helpers import FEES, seated_with_pd

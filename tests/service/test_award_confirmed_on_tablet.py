@@ -20,7 +20,7 @@ from cardroom.models import AuditEntry
 from rounds.models import Round
 from tables.models import TableEvent
 from tables.selectors import server_snapshot
-from tables.services import table_create
+from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
 from .conftest import run_ok

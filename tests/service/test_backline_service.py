@@ -9,7 +9,7 @@ from collections_fees.models import CollectionEntry
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Decision, Round, SettlementLine, Wager
 from tables.models import Table
-from tables.services import round_correct, table_create
+from tables.lifecycle import round_correct, table_create
 from tests.engine.helpers import ONE_RATE_FEES
 from tests.engine.test_worked_examples import EXAMPLE_E, EXAMPLE_E_LINES, backline
 from tests.service.conftest import run, run_ok

@@ -19,7 +19,8 @@ from rounds.engine.handlers import COMMAND_FIELDS, ENVELOPE_FIELDS
 from rounds.models import Round
 from tables.approvals import approval_decide, approval_request
 from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, TableEvent
-from tables.services import command_execute, table_configure, table_create
+from tables.lifecycle import table_configure, table_create
+from tables.services import command_execute
 
 from tests.engine.helpers import FEES, seated_with_pd
 from tests.hypothesis_profiles import examples

@@ -10,7 +10,8 @@ from cardroom.access import Actor
 from collections_fees import counts
 from rounds.models import Round
 from tables.models import Table
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.helpers import seated_with_pd
 from tests.engine.test_sidebets import PROGRESSIVE
 from tests.service.conftest import run_ok

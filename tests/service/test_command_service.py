@@ -9,7 +9,8 @@ from cardroom.audit import link_pending
 from collections_fees.models import CollectionEntry
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.models import RejectedCommand, RotationLogEntry, SeatOccupancy, TableConfig, TableEvent
-from tables.services import command_execute, table_configure
+from tables.lifecycle import table_configure
+from tables.services import command_execute
 
 from tests.db_access import assert_refused_to_both
 from tests.engine.helpers import FEES, example_b, seated_with_pd

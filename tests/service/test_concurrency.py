@@ -6,7 +6,8 @@ import pytest
 from django.db import connection, connections, transaction
 
 from tables.models import Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from cardroom.gaming_day import calendar
 from collections_fees.models import JackpotCheckpoint, JackpotMeter
-from tables.services import table_create
+from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
 from .conftest import run_ok

@@ -28,7 +28,8 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.integrity import verify_meter, verify_table
 from tables.record_checks import audit_chain_problems
 from tables.models import RotationLogEntry, SeatOccupancy, Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.compliance.ledger import Clock, Ledger, build_real_tables
 
 from .conftest import run_ok

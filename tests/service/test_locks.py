@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from cardroom import locks
 from collections_fees.models import JackpotMeter
-from tables.services import table_create
+from tables.lifecycle import table_create
 
 pytestmark = pytest.mark.django_db
 

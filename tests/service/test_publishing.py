@@ -12,7 +12,8 @@ from django.db import connection
 
 from cardroom.access import Actor
 from tables.events import FLOOR_GROUP, Publisher, publisher, table_group
-from tables.services import command_execute, table_create, table_open_close
+from tables.lifecycle import table_create, table_open_close
+from tables.services import command_execute
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,8 @@ from rounds.engine.settlement import WAGER_ORDER, settlement_order
 from rounds.engine.table import TableGame
 from rounds.models import SettlementLine
 from tables.models import TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 from tests.engine.helpers import FEES
 from tests.hypothesis_profiles import examples

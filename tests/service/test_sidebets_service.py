@@ -25,7 +25,8 @@ from tables.models import Table
 from rounds.engine.view import posted_rules
 from tables.floor import floor_rows
 from tables.selectors import server_snapshot
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
 from tests.service.conftest import run, run_ok

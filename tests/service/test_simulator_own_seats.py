@@ -8,7 +8,8 @@ import pytest
 
 from tables.management.commands.simulate_floor import SIM_CONFIG, next_command, seated_by_simulator
 from tables.models import Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -14,7 +14,7 @@ from rounds.models import Round
 from tables.approvals import approval_decide
 from tables.models import Approval, Table, TableStatusChange
 from tables.floor import floor_rows
-from tables.services import table_configure, table_open_close, table_retire
+from tables.lifecycle import table_configure, table_open_close, table_retire
 from tables.setup import config_changes
 from tests.db_access import as_owner
 from tests.engine.helpers import seated_with_pd
@@ -260,7 +260,7 @@ def test_naming_an_existing_shared_meter_says_it_is_shared_with_its_tables_and_a
     """Issue 35, item 7: the review and the queue say the meter exists, who shares it and
     what it holds now, and that the starting amounts asked are not applied."""
     from collections_fees.models import JackpotMeter
-    from tables.services import table_create
+    from tables.lifecycle import table_create
 
     meter = {"name": "Demo Progressive", "meter_share": 80, "seed": 500000, "meter": 500000, "reserve": 0}
     progressive = {"paytable": "PROG-01", "wager": 100, "meter": meter}

@@ -26,7 +26,8 @@ from tables.approvals import (
 )
 from tables.models import Approval, ApprovalDecision, RejectedCommand, Table, TableConfig, TableEvent
 from tables.selectors import server_snapshot
-from tables.services import command_execute, table_create, table_open_close, table_retire
+from tables.lifecycle import table_create, table_open_close, table_retire
+from tables.services import command_execute
 from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE
 

@@ -26,7 +26,8 @@ from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from rounds.models import Round, RoundCard
 from tables.models import DealerAssignment, RejectedCommand, Table, TableEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from rounds.visibility import LIVE
 from tests.compliance.asgi import AsgiClient
 from tests.live.test_visibility import a_round, secret

@@ -10,7 +10,8 @@ from django.db import IntegrityError, ProgrammingError, transaction
 from django.test import Client
 
 from tables.models import WaitlistEvent
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 from tables.waitlist import game_of
 from tests.db_access import as_owner
 

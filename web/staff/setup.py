@@ -20,7 +20,7 @@ from collections_fees.models import JackpotMeter
 from rounds.engine.errors import CommandError
 from tables.approvals import approval_request, first_configuration_request
 from tables.models import Approval, Table, TableStatusChange
-from tables.services import table_create, table_retire
+from tables.lifecycle import table_create, table_retire
 from tables.setup import (
     SAMPLE_ANTES,
     asked_config,

@@ -20,7 +20,7 @@ from tables.alerts import alert_acknowledge
 from tables.assignments import assignment_create, assignment_text
 from web.tables.forms import AssignmentForm
 from tables.models import Approval, DealerAssignment, Table
-from tables.services import table_configure, table_open_close
+from tables.lifecycle import table_configure, table_open_close
 
 
 def _error(err: CommandError, status=400):

@@ -15,7 +15,8 @@ from django.utils import timezone as django_timezone
 
 from rounds.engine.errors import CommandError
 from rounds.engine.policy import parse_time
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 REPLAY_ACTOR = "replay"
 

@@ -44,7 +44,8 @@ from rounds.engine.view import table_view
 from tables.events import publisher
 from tables.models import DealerAssignment, Table
 from tables.relief import plan_in_force, relief_plan_make
-from tables.services import command_execute, table_create
+from tables.lifecycle import table_create
+from tables.services import command_execute
 
 SEED = "seed_demo"  # the system actor every seeded action is recorded under
 FEES = {
