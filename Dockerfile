@@ -6,7 +6,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    DJANGO_SETTINGS_MODULE=cardroom.settings.base
+    DJANGO_SETTINGS_MODULE=config.settings.base
 
 # An unprivileged user runs the app.
 RUN groupadd --system --gid 10001 cardroom \
@@ -35,4 +35,4 @@ ENTRYPOINT ["/app/docker/entrypoint.sh"]
 # A websocket message is at most 64 KiB (cardroom.wire.MAX_BODY_BYTES): Daphne's default
 # would buffer 1 MiB before the application could refuse it. No --proxy-headers here: only
 # the compose stack, with nginx in front, trusts X-Forwarded-For (docker-compose.yml).
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket-max-message-size", "65536", "cardroom.asgi:application"]
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket-max-message-size", "65536", "config.asgi:application"]

@@ -27,7 +27,7 @@ def main(argv: list[str]) -> None:
 
     services = Services()
     services.start()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings.test")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     try:
         run(tables, rounds, repeats)
     finally:

@@ -22,7 +22,7 @@ from collections import defaultdict
 
 
 def setup_django() -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardroom.settings.base"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
     os.environ["DJANGO_DEBUG"] = "0"
     # A throwaway database's ledger: a throwaway key (the rows are hashed as in production).
     os.environ.setdefault("CARDROOM_LEDGER_KEY", "bench:" + "b" * 48)

@@ -217,7 +217,7 @@ class Daphnes:
             with open(log, "wb") as out:
                 self.procs.append(
                     subprocess.Popen(
-                        [sys.executable, "-c", DAPHNE, *listen, "-v", "1", "cardroom.asgi:application"],
+                        [sys.executable, "-c", DAPHNE, *listen, "-v", "1", "config.asgi:application"],
                         pass_fds=pass_fds, env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                     )
                 )
@@ -311,7 +311,7 @@ def rss_mib(pids) -> list[float]:
 
 
 def setup_django() -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardroom.settings.test"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     os.environ["DJANGO_DEBUG"] = "0"
     import django
 
@@ -1102,7 +1102,7 @@ def run(args, services, tmp: str) -> dict:
     postmaster = int((services.postgres.cluster.data / "postmaster.pid").read_text().split()[0])
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "cardroom.settings.test",
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DJANGO_DEBUG": "0",
         "CARDROOM_BENCH_ECHO": "1",
         "PYTHONUNBUFFERED": "1",

@@ -32,7 +32,7 @@ def main(argv: list[str]) -> None:
     # of the throwaway servers however the benchmark ends.
     services = Services()
     services.start()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings.test")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     try:
         run(days, repeats)
     finally:

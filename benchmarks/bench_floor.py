@@ -27,7 +27,7 @@ RAW_GROUP = "bench-uncoalesced"
 
 
 def setup_django() -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardroom.settings.base"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
     os.environ["DJANGO_DEBUG"] = "0"
     import django
 

@@ -12,7 +12,7 @@ would verify. The key is not in the database: it comes from the environment
 available for verification (`CARDROOM_LEDGER_OLD_KEYS`, comma-separated "<id>:<secret>").
 On the embedded database (no DATABASE_URL: `make run`, `make dev`) with no key set, a
 development key is generated once into `var/ledger-key` (git-ignored), beside that
-database: fine on one machine, never in production (cardroom/settings/prod.py refuses to
+database: fine on one machine, never in production (config/settings/prod.py refuses to
 start without a key). It is keyed on the database, not on DEBUG: `make run` serves with
 DEBUG off, and a database that several machines share (DATABASE_URL) must not be signed
 with a key that each checkout would generate for itself.

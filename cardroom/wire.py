@@ -208,7 +208,7 @@ class BodyLimitMiddleware:
     (docker/nginx.conf) is what keeps a huge body from reaching Daphne at all.
 
     `routes` gives a path (exactly as requested, no prefix) a limit of its own: the state
-    self-exclusion list's upload (cardroom/asgi.py). Every other path keeps `limit`.
+    self-exclusion list's upload (config/asgi.py). Every other path keeps `limit`.
     Django's DATA_UPLOAD_MAX_MEMORY_SIZE stays 64 KiB for all: it counts the form's
     fields, not an uploaded file."""
 

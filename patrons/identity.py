@@ -48,7 +48,7 @@ IDENTIFICATION_FIELDS = ("legal_name", "date_of_birth", "id_type", "id_number", 
 MAX_STATE_LIST_BYTES = 5 * 1024 * 1024
 # The state list's upload has a route of its own, the one request body allowed past the
 # 64 KiB every other route keeps (cardroom.wire.MAX_BODY_BYTES): the file, and room for
-# the form around it (its boundaries, the CSRF token). cardroom/asgi.py gives the route
+# the form around it (its boundaries, the CSRF token). config/asgi.py gives the route
 # this limit; docker/nginx.conf gives its `location` a client_max_body_size above it.
 STATE_LIST_UPLOAD_PATH = "/compliance/self-exclusion/state-list/"
 STATE_LIST_BODY_BYTES = MAX_STATE_LIST_BYTES + 64 * 1024

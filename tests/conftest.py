@@ -91,7 +91,7 @@ def thread_stack(thread) -> str:
 @pytest.fixture(autouse=True)
 def witness_dir(settings):
     """Each test witnesses (cardroom/witness.py) into a fresh folder inside the session's
-    (cardroom/settings/test.py): heads committed by one test never meet a later test's
+    (config/settings/test.py): heads committed by one test never meet a later test's
     database, where that test's tables were flushed away."""
     from cardroom import witness
 

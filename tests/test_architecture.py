@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / ".importlinter"
-PACKAGES = ("cardroom", "rounds", "collections_fees", "patrons", "tables", "web")
+PACKAGES = ("config", "cardroom", "rounds", "collections_fees", "patrons", "tables", "web")
 
 
 def test_the_import_contracts_hold():
@@ -115,3 +115,16 @@ def test_the_kernel_models_are_provided_when_django_is_ready():
         "Approval": "tables.Approval", "DealerAssignment": "tables.DealerAssignment",
         "JackpotMeter": "collections_fees.JackpotMeter", "Table": "tables.Table",
     }
+
+
+def test_the_old_settings_names_still_work_for_one_release_and_say_so():
+    """An operator's DJANGO_SETTINGS_MODULE=cardroom.settings.base (or .prod) keeps working
+    after the move to config/ (docs/operations.md), and warns that the name goes."""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["DJANGO_SETTINGS_MODULE"] = "cardroom.settings.base"
+    read = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.ROOT_URLCONF, settings.ASGI_APPLICATION)"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert read.stdout.split() == ["config.urls", "config.asgi.application"], read.stderr
+    assert "FutureWarning" in read.stderr and "config.settings.base" in read.stderr

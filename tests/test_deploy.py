@@ -16,7 +16,7 @@ LEDGER_KEY = "2026a:" + secrets.token_urlsafe(48)
 
 def _check(extra_env):
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    env.update({"DJANGO_SETTINGS_MODULE": "cardroom.settings.prod", "DJANGO_ALLOWED_HOSTS": "cardroom.example"})
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings.prod", "DJANGO_ALLOWED_HOSTS": "cardroom.example"})
     env.update(extra_env)
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from cardroom.asgi import application
+from config.asgi import application
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment
 from web.tables.routing import websocket_urlpatterns

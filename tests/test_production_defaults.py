@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _settings_value(name, **env):
-    """A setting as `cardroom.settings.base` computes it in a fresh process with `env`
+    """A setting as `config.settings.base` computes it in a fresh process with `env`
     (DATABASE_URL kept: without it the settings would start the checkout's PostgreSQL)."""
     clean = {k: v for k, v in os.environ.items() if k not in ("DJANGO_DEBUG", "DJANGO_SETTINGS_MODULE")}
-    clean.update(DJANGO_SETTINGS_MODULE="cardroom.settings.base", **env)
+    clean.update(DJANGO_SETTINGS_MODULE="config.settings.base", **env)
     done = subprocess.run(
         [sys.executable, "-c", f"from django.conf import settings; print(settings.{name})"],
         cwd=ROOT, env=clean, capture_output=True, text=True, check=True,

@@ -1,4 +1,4 @@
-"""The site's 500 page (cardroom/urls.py `handler500`): kernel, not a table or staff screen,
+"""The site's 500 page (config/urls.py `handler500`): kernel, not a table or staff screen,
 since every page of every app may end here."""
 
 from django.http import HttpResponse

@@ -378,7 +378,7 @@ def test_the_default_witness_folder_moves_with_the_local_database(tmp_path):
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("CARDROOM_WITNESS_DIR", "DJANGO_SETTINGS_MODULE")}
-    env.update(CARDROOM_LOCALDB_DIR=str(tmp_path / "second"), DJANGO_SETTINGS_MODULE="cardroom.settings.base")
+    env.update(CARDROOM_LOCALDB_DIR=str(tmp_path / "second"), DJANGO_SETTINGS_MODULE="config.settings.base")
     env["DATABASE_URL"] = "postgresql://nobody@127.0.0.1:1/none"  # settings only: nothing connects
     code = "from django.conf import settings as s; print(s.CARDROOM_WITNESS_DIR); print(s.CARDROOM_LEDGER_DEV_KEY_FILE)"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

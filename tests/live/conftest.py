@@ -12,7 +12,7 @@ from django.db import connection
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from cardroom.asgi import application
+from config.asgi import application
 from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.boxes import place_boxes

@@ -16,7 +16,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from cardroom import wire
-from cardroom.asgi import application
+from config.asgi import application
 from cardroom.models import AuditEntry
 from rounds.engine.errors import ERROR_CODES
 from tables.approvals import approval_request
@@ -313,7 +313,7 @@ def test_an_undeclared_huge_body_is_refused_once_it_passes_the_limit():
 )
 def test_the_state_lists_upload_alone_may_send_a_body_past_64_kib(path, size, refused):
     """Issue 34: the list's upload has a limit of its own (patrons.identity.STATE_LIST_BODY_BYTES,
-    cardroom/asgi.py); every other route keeps wire.MAX_BODY_BYTES. A body let through
+    config/asgi.py); every other route keeps wire.MAX_BODY_BYTES. A body let through
     reaches Django (which answers it: here the login redirect of an anonymous caller)."""
     chunks = [b"x" * 65536] * (size // 65536) + [b"x" * (size % 65536)]
 

@@ -49,7 +49,7 @@ class Daphne:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "cardroom.settings.test",
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
             # Served as production serves: logged in as the app role (tests/db_access.py).
             "DATABASE_URL": app_role_database_url(),
             "REDIS_URL": redis_url,
@@ -59,7 +59,7 @@ class Daphne:
 
     def start(self):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "cardroom.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_until_serving(self.url, self.process, 30, self.output)

@@ -111,7 +111,7 @@ def behind_nginx(transactional_db, redis_url, shift_around_now):
         pytest.fail(f"no nginx binary: {nginx.INSTALL_HINT}", pytrace=False)
     folder = tempfile.mkdtemp(prefix="cardroom-edge-")
     Path(folder, "edge_settings.py").write_text(
-        "from cardroom.settings.test import *  # noqa\n"
+        "from config.settings.test import *  # noqa\n"
         f"CARDROOM_GAMING_DAY_START = {settings.CARDROOM_GAMING_DAY_START!r}\n"
         f"CARDROOM_SHIFTS = {list(settings.CARDROOM_SHIFTS)!r}\n"
     )

@@ -4,7 +4,7 @@
 The compose stack's Daphne behind a real nginx running docker/nginx.conf (the fixture of
 tests/live/test_client_address_nginx.py). The list's upload has a route of its own,
 `/compliance/self-exclusion/state-list/`: the app allows it 5 MiB of file
-(patrons.identity.STATE_LIST_BODY_BYTES, cardroom/asgi.py) and nginx a `location` of its
+(patrons.identity.STATE_LIST_BODY_BYTES, config/asgi.py) and nginx a `location` of its
 own with a larger client_max_body_size. Every other route keeps 64 KiB, at nginx and in
 the app. Rule: docs/operations.md, "Request bodies"."""
 

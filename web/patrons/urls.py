@@ -1,4 +1,4 @@
-"""Patron routes (cardroom/urls.py includes them at the root): the table's endpoints
+"""Patron routes (config/urls.py includes them at the root): the table's endpoints
 under /api/tables/<id>/, the floor's alerts, the compliance pages under /compliance/."""
 
 from django.urls import path
@@ -30,7 +30,7 @@ urlpatterns = [
     path("compliance/self-exclusion/", views.self_exclusion, name="self-exclusion"),
     path("compliance/self-exclusion/export.csv", views.hits_export, name="self-exclusion-export"),
     # The upload of the state's list: the one route whose body may pass 64 KiB
-    # (STATE_LIST_UPLOAD_PATH; cardroom/asgi.py, docker/nginx.conf).
+    # (STATE_LIST_UPLOAD_PATH; config/asgi.py, docker/nginx.conf).
     path(STATE_LIST_UPLOAD_PATH.lstrip("/"), views.state_list_upload, name="state-list-upload"),
     path("compliance/self-exclusion/imports/<int:import_id>/", views.state_import, name="state-import"),
     path("compliance/self-exclusion/removals/<int:removal_id>/decide", views.removal_decide, name="removal-decide"),

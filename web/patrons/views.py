@@ -305,7 +305,7 @@ def self_exclusion(request):
 @require_POST
 def state_list_upload(request):
     """Compliance uploads the state's list (its own route: the one body allowed past 64 KiB,
-    cardroom/asgi.py and docker/nginx.conf). The answer is the upload's diff."""
+    config/asgi.py and docker/nginx.conf). The answer is the upload's diff."""
     upload = request.FILES.get("list")
     try:
         if upload is None:

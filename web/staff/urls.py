@@ -1,4 +1,4 @@
-"""Table and staff routes of supervisors and the tablet (cardroom/urls.py includes them at
+"""Table and staff routes of supervisors and the tablet (config/urls.py includes them at
 the root): approvals, assignments, the audit trail, table setup, the floor's table actions."""
 
 from django.urls import path

@@ -62,7 +62,7 @@ class Command(BaseCommand):
             # The served app logs in as the role that owns nothing (granted by migrate above).
             env["CARDROOM_LOCALDB_USER"] = settings.CARDROOM_APP_DB_ROLE
         daphne = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "cardroom.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"],
             stdin=subprocess.DEVNULL,
             env=env,
         )

@@ -11,7 +11,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings.base")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
