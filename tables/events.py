@@ -125,7 +125,7 @@ class SessionEnded:
 
 def session_ended(user_id: int, session_key: str) -> None:
     """A person logged out: their sockets of that session close at once, not at their next
-    check (web.tables.consumers.SESSION_CHECK_SECONDS)."""
+    check (web.tables.sockets.SESSION_CHECK_SECONDS)."""
     if get_channel_layer() is None:
         return
     try:

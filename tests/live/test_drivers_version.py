@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from tables import standing
+from web import sockets
 from web.tables import consumers
 from tables.models import DealerAssignment, Table
 from tables.relief import handover_take, relief_plan_make
@@ -71,7 +72,7 @@ def hand_over(table, outgoing):
 @pytest.mark.redis
 @pytest.mark.parametrize("change", ["assignment_ended", "relief_hand_over"])
 def test_the_counter_alone_refuses_the_next_command_with_the_announcement_off(monkeypatch, change):
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)  # the periodic check never comes
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)  # the periodic check never comes
     monkeypatch.setattr(standing, "changed", lambda *args, **kwargs: None)  # nor the announcement
     table = make_table()
     run(table.pk, *SEATED)
@@ -124,7 +125,7 @@ def test_the_next_command_is_refused_with_redis_down(served, redis_server, chang
             await end()
             answer = await command(tablet, sit(4, "after"))
             # Before the socket's first periodic check (which would close it instead).
-            assert time.monotonic() - opened < consumers.SESSION_CHECK_SECONDS, "too slow to tell the two apart"
+            assert time.monotonic() - opened < sockets.SESSION_CHECK_SECONDS, "too slow to tell the two apart"
             assert answer["result"]["error"]["code"] == "not_authorized", (answer, served.output()[-3000:])
 
     asyncio.run(scenario())
@@ -162,7 +163,7 @@ def test_the_periodic_check_closes_the_tablet_once_the_counter_moved(monkeypatch
         assert await _closed_with(communicator) == consumers.NOT_ALLOWED
         await communicator.disconnect()
 
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 0.2)
     play(scenario)
 
 

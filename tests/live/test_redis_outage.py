@@ -32,7 +32,7 @@ SEATED = [{"type": "sit", "seat": s, "player": f"P{s}"} for s in (1, 2)]
 
 
 # The sockets check their session, and re-join their groups after an outage, this often
-# (web.tables.consumers.SESSION_CHECK_SECONDS): two checks and a margin.
+# (web.tables.sockets.SESSION_CHECK_SECONDS): two checks and a margin.
 REJOIN_WAIT = 12
 
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from cardroom.access import Actor
 from cardroom.gaming_day import calendar
+from web import sockets
 from web.tables import consumers
 from tables.models import DealerAssignment
 from tables.relief import handover_take, relief_plan_make
@@ -121,7 +122,7 @@ def test_the_take_over_closes_the_outgoing_dealers_tablet_socket_at_once(world, 
     """Not at the socket's next periodic check (made an hour here), nor at his next tap:
     the hand-over announces his standing changed (tables.standing) once committed."""
     w = world
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)
     client = Client()
     client.force_login(w["ana"])
     ana_cookie = client.cookies["sessionid"].value

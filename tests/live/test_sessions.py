@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from cardroom.gaming_day import calendar
 from tables import events, presence, standing
+from web import sockets
 from web.tables import consumers
 from tables.models import DealerAssignment, Table, TableEvent
 
@@ -143,7 +144,7 @@ def test_a_compliance_socket_asking_to_be_the_tablet_is_not_counted(world):
 
 
 def test_logging_out_closes_the_sockets_of_that_session_at_once(world, monkeypatch):
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)  # only the logout can close it
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)  # only the logout can close it
     client, cookie = login(world["people"]["supervisor"])
     _, other_cookie = login(world["people"]["supervisor"])  # the same person on another device
 
@@ -188,11 +189,11 @@ def test_a_deactivated_user_is_closed_at_the_next_check_and_at_their_next_comman
         await floor.disconnect()
 
     before = version_and_events(world["here"])
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)
     play(at_next_command)
     assert version_and_events(world["here"]) == before  # the command was not applied
     User.objects.filter(pk=user.pk).update(is_active=True)
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 0.2)
     play(at_next_check)
 
 
@@ -224,16 +225,16 @@ def test_ending_a_dealers_assignment_closes_their_socket(world, monkeypatch):
             await sync_to_async(restore)()
 
     before = version_and_events(table)
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)
     play(at_next_command)
     assert version_and_events(table) == before
     restore()
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 0.2)
     play(at_next_check)
 
 
 def test_a_supervisor_moved_to_compliance_loses_the_tablet_and_keeps_the_live_view(world, monkeypatch):
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 0.2)
     user = world["people"]["supervisor"]
     _, cookie = login(user)
 
@@ -264,10 +265,10 @@ async def answered(communicator, body) -> dict:
 def test_a_socket_holds_its_standing_and_a_command_reads_no_session(world, monkeypatch):
     """Between checks a command is sent as the actor the socket holds (tables.standing):
     no session, user or role query per command."""
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)
     reads = []
-    fresh = consumers.session_user
-    monkeypatch.setattr(consumers, "session_user", lambda scope: reads.append(1) or fresh(scope))
+    fresh = sockets.session_user
+    monkeypatch.setattr(sockets, "session_user", lambda scope: reads.append(1) or fresh(scope))
     _, cookie = login(world["people"]["supervisor"])
 
     async def scenario():
@@ -283,7 +284,7 @@ def test_a_socket_holds_its_standing_and_a_command_reads_no_session(world, monke
 
 
 def test_a_role_change_refuses_the_next_command_at_once(world, monkeypatch):
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)  # only the change can close it
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)  # only the change can close it
     user = world["people"]["supervisor"]
     _, cookie = login(user)
     demote = sync_to_async(lambda: user.groups.set([Group.objects.get(name="compliance")]))
@@ -304,7 +305,7 @@ def test_a_role_change_refuses_the_next_command_at_once(world, monkeypatch):
 def test_a_change_announced_by_another_process_closes_the_socket_at_once(world, monkeypatch, role):
     """Another process's change reaches this one only as the person's `standing.changed`
     message (tables.events.standing_changed): the socket checks again on it, at once."""
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 3600)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 3600)
     user = world["people"][role]
     _, cookie = login(user)
     if role == "supervisor":  # raw updates: no signal in this process moves the generation on
@@ -341,7 +342,7 @@ def test_the_periodic_check_is_one_statement_for_every_socket_and_checks_only_a_
     full check only when its reading moved. A password changed by raw SQL (no signal) then
     closes that person's sockets at the next period, and nobody else's."""
     readings, full_checks = [], []
-    read, check = standing.fingerprints, consumers._LoggedInConsumer.standing
+    read, check = standing.fingerprints, sockets._LoggedInConsumer.standing
 
     def counted_read(sockets):
         readings.append(len(sockets))
@@ -352,8 +353,8 @@ def test_the_periodic_check_is_one_statement_for_every_socket_and_checks_only_a_
         return check(self)
 
     monkeypatch.setattr(standing, "fingerprints", counted_read)
-    monkeypatch.setattr(consumers._LoggedInConsumer, "standing", counted_check)
-    monkeypatch.setattr(consumers, "SESSION_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(sockets._LoggedInConsumer, "standing", counted_check)
+    monkeypatch.setattr(sockets, "SESSION_CHECK_SECONDS", 0.2)
     _, supervisor = login(world["people"]["supervisor"])
     _, compliance = login(world["people"]["compliance"])
     officer = world["people"]["compliance"]
