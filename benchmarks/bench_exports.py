@@ -59,7 +59,8 @@ def run(days: int, repeats: int) -> None:
     )
 
     from collections_fees.exports import CsvExport
-    from collections_fees.selectors import Filters, collection_lines_query
+    from cardroom.sql import Filters
+    from collections_fees.selectors import collection_lines_query
     from tests.compliance import ledger as ledger_module
     from tests.compliance.asgi import AsgiClient
 

@@ -40,7 +40,7 @@ from patrons.models import CashLog
 
 from . import jackpot
 from .models import CollectionEntry, ExportManifest
-from .selectors import SqlQuery
+from cardroom.sql import SqlQuery
 from .services import export_manifest_record
 
 CSV_MEDIA_TYPE = "text/csv; charset=utf-8"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from cardroom.spreadsheet import escaped_sql
 from tables.models import DealerHandover, ReliefPlan, ReliefPush, Table
 
-from .selectors import Filters, SqlQuery, day_text, filter_conditions, local_text, utc_text, where_clause
+from cardroom.sql import Filters, SqlQuery, day_text, filter_conditions, local_text, utc_text, where_clause
 
 HANDOVER = DealerHandover._meta.db_table
 PUSH = ReliefPush._meta.db_table

@@ -16,18 +16,9 @@ from django.db.models import Prefetch
 
 from cardroom.spreadsheet import escaped_sql
 from collections_fees.models import CollectionEntry, JackpotEntry
-from collections_fees.selectors import (
-    SCHEDULE,
-    Filters,
-    SqlQuery,
-    bool_text,
-    day_text,
-    filter_conditions,
-    local_text,
-    utc_text,
-    where_clause,
-)
-from collections_fees.keyset import Key, KeysetRows
+from cardroom.sql import Filters, SqlQuery, bool_text, day_text, filter_conditions, local_text, utc_text, where_clause
+from collections_fees.selectors import SCHEDULE
+from cardroom.keyset import Key, KeysetRows
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from rounds.selectors import RoundCards, round_cards
 from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
@@ -226,7 +217,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     return SqlQuery(sql, tuple(params), "b.table_id, b.number", ROUND_EXPORT_COLUMNS)
 
 
-# The round history's order, (table, number), as a keyset (collections_fees/keyset.py):
+# The round history's order, (table, number), as a keyset (cardroom/keyset.py):
 # a table's rounds are numbered in time order, so their gaming days never go back, and
 # the gaming day between lets the index on (table, gaming day, number) serve a day range.
 ROUND_KEYS = (Key("table_id", "int"), Key("gaming_day", "date"), Key("number", "int"))
@@ -393,7 +384,7 @@ ROTATION_KEYS = (
 
 
 def rotation_log_rows(filters: Filters) -> KeysetRows:
-    """The rotation log's page rows, by key in the log's own order (collections_fees/keyset.py)."""
+    """The rotation log's page rows, by key in the log's own order (cardroom/keyset.py)."""
     query = rotation_log_query(filters)
     return KeysetRows(query.sql, query.params, ROTATION_KEYS)
 

@@ -13,7 +13,8 @@ from datetime import date, timedelta
 
 from cardroom.charts import bar_chart
 
-from .selectors import Filters, daily_totals
+from cardroom.sql import Filters
+from .selectors import daily_totals
 
 TREND_DAYS = 14
 

@@ -14,7 +14,7 @@ from datetime import date
 from django.db.models import Count, Q
 
 from cardroom.spreadsheet import escaped_sql
-from collections_fees.selectors import SqlQuery
+from cardroom.sql import SqlQuery
 from rounds.models import Wager
 from tables.models import RotationLogEntry, SeatOccupancy
 

@@ -108,6 +108,8 @@ LOGGING = {
         "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         "cardroom": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         "tables": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        # The sockets' own lines (a channel layer outage, its groups re-joined): web.sockets.
+        "web": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         # A Redis error the cache ignored (IGNORE_EXCEPTIONS, below): logged, not raised.
         "django_redis": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
     },

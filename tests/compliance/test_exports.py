@@ -15,7 +15,8 @@ from django.core.management import call_command
 
 from collections_fees.exports import CsvExport
 from collections_fees.models import CollectionEntry, ExportManifest
-from collections_fees.selectors import Filters, collection_lines_query
+from cardroom.sql import Filters
+from collections_fees.selectors import collection_lines_query
 from tests.db_access import owner_connection_params
 
 from .ledger import DAY1, DAY2, VOLUME_DAYS, VOLUME_FEES_PER_DAY

@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from collections_fees.models import DropCount
-from collections_fees.selectors import Filters, daily_totals
+from cardroom.sql import Filters
+from collections_fees.selectors import daily_totals
 
 from tests.db_access import assert_refused_to_both
 
@@ -61,7 +62,7 @@ def test_a_month_selects_its_gaming_days(ledger, officer_client):
 
 
 def test_the_log_pages_by_key_next_and_previous(ledger, officer_client):
-    """Keyset paging (collections_fees/keyset.py): a page is the 100 rows after the last
+    """Keyset paging (cardroom/keyset.py): a page is the 100 rows after the last
     one seen, in chain order; the next page's previous page is the first one again, and
     the first screen has no previous page. No page count: that would read every row."""
     params = {"from": VOLUME_DAYS[0], "to": VOLUME_DAYS[0], "table": ledger.volume.pk}

@@ -8,7 +8,8 @@ from django.core.management import call_command
 from django.db.models import F
 
 from collections_fees.models import CollectionEntry
-from collections_fees.selectors import Filters, collection_line_sums, daily_totals
+from cardroom.sql import Filters
+from collections_fees.selectors import collection_line_sums, daily_totals
 from rounds.models import Round
 from tables.models import TableEvent
 

@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from django.db import connection
 
-from collections_fees.selectors import Filters
+from cardroom.sql import Filters
 from collections_fees.round_selectors import rotation_log_query
 from tables.lifecycle import table_create
 from tables.services import command_execute

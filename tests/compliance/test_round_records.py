@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from cardroom.access import Actor
-from collections_fees.selectors import Filters
+from cardroom.sql import Filters
 from rounds.models import Round
 from collections_fees.round_selectors import round_history_query
 from tables.lifecycle import table_create

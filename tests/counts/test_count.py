@@ -12,7 +12,8 @@ from cardroom.access import Actor
 from collections_fees import counts
 from collections_fees.counts import CountError
 from collections_fees.models import BoxCount, BoxPlacement, CollectionEntry, CountSignature, DropCount, ShiftClose, VarianceApproval
-from collections_fees.selectors import Filters, daily_totals
+from cardroom.sql import Filters
+from collections_fees.selectors import daily_totals
 
 from .play import DAY, count_shift, person, pieces, sign_and_close
 

@@ -11,7 +11,8 @@ from datetime import time, timedelta
 import pytest
 
 from collections_fees.models import BoxCount, CollectionEntry
-from collections_fees.selectors import Filters, daily_totals
+from cardroom.sql import Filters
+from collections_fees.selectors import daily_totals
 
 from .play import DAY, count_shift, deal, person
 from .test_pages import client_of

@@ -149,7 +149,7 @@ def test_the_rounds_export_names_each_backline_bettor_behind_its_seat():
     the encoding's separators (here a space and a colon)."""
     from django.db import connection
 
-    from collections_fees.selectors import Filters
+    from cardroom.sql import Filters
     from collections_fees.round_selectors import round_history_query
 
     odd = "B 1:x"

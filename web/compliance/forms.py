@@ -11,7 +11,7 @@ from datetime import date
 
 from django import forms
 
-from collections_fees.selectors import Filters
+from cardroom.sql import Filters
 
 PAYER_CHOICES = [("", "any payer"), ("player", "player"), ("player_dealer", "player-dealer")]
 STATUS_CHOICES = [("", "any status"), ("settled", "settled"), ("voided", "voided"), ("in_progress", "in progress")]

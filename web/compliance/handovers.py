@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 
 from cardroom.access import READERS, page_for
 from collections_fees.handovers import handover_log_query
-from collections_fees.selectors import SqlRows
+from cardroom.sql import SqlRows
 
 from .forms import FilterForm
 from .views import csv_export_view, log_page

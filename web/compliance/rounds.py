@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from cardroom.access import READERS, Actor, page_for, request_role
 from cardroom.gaming_day import calendar
 from collections_fees import round_selectors as selectors
-from collections_fees.selectors import SqlRows
+from cardroom.sql import SqlRows
 from rounds.audit import round_verify
 from rounds.engine.errors import CommandError
 from rounds.models import Round

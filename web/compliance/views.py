@@ -23,7 +23,8 @@ from cardroom.gaming_day import calendar
 
 from collections_fees import selectors
 from collections_fees.exports import CSV_MEDIA_TYPE, XLSX_MEDIA_TYPE, CsvExport, daily_summary_export, manifest_document
-from collections_fees.keyset import BadCursor, KeysetRows
+from cardroom.keyset import BadCursor, KeysetRows
+from cardroom.sql import SqlRows
 from web.compliance.forms import CollectionFilterForm, JackpotFilterForm, filter_query_string
 from collections_fees.models import ExportManifest
 
@@ -73,7 +74,7 @@ def log_page(request, template: str, form_class, contents):
     filters = form.filters()
     rows, extra = contents(filters)
     if isinstance(rows, KeysetRows):
-        # Keyset paging (collections_fees/keyset.py): newer/older from a row, no count.
+        # Keyset paging (cardroom/keyset.py): newer/older from a row, no count.
         try:
             page = rows.page(after=request.GET.get("after", ""), before=request.GET.get("before", ""), size=PAGE_SIZE)
         except BadCursor as refused:
@@ -116,7 +117,7 @@ def jackpot_fund(request):
 
     def contents(filters):
         meters = selectors.jackpot_meters(filters)
-        rows = selectors.SqlRows(selectors.jackpot_lines_query(filters), count=sum(m["lines"] for m in meters))
+        rows = SqlRows(selectors.jackpot_lines_query(filters), count=sum(m["lines"] for m in meters))
         return rows, {"meters": meters, "meter_names": selectors.meter_choices()}
 
     return log_page(request, "compliance/jackpot.html", JackpotFilterForm, contents)

@@ -18,7 +18,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from collections_fees.exports import CsvExport, manifest_document
-from collections_fees.selectors import Filters, SqlRows, collection_lines_query, jackpot_lines_query
+from cardroom.sql import Filters, SqlRows
+from collections_fees.selectors import collection_lines_query, jackpot_lines_query
 
 LOGS = {"collections": collection_lines_query, "jackpot": jackpot_lines_query}
 
