@@ -264,6 +264,19 @@ async def _refuse_too_large(send, size: int, limit: int):
     await send({"type": "http.response.body", "body": body})
 
 
+def command_id_of(command) -> object:
+    """The `id` a command was sent with, whatever it is (None when the body is no object):
+    every answer names it, so the tablet matches the answer to its tap."""
+    return command.get("id") if isinstance(command, dict) else None
+
+
+def unsent_answer(command, result: dict, *, version: int | None, **extra) -> dict:
+    """The answer to a command that never reached the command service (a tap made under
+    another login, one past the socket's rate): the envelope of every command's answer
+    (tables.services.CommandOutcome.reply), nothing stored, nothing replayed."""
+    return {"id": command_id_of(command), "result": result, "version": version, "replayed": False, **extra}
+
+
 def socket_error(error: WireError) -> dict:
     """The message a socket answers to a frame it cannot read."""
     return {"type": "error", "error": error.as_error(), "message": error.message}

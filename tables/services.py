@@ -58,7 +58,7 @@ class CommandOutcome:
     def reply(self, command) -> dict:
         """The answer to the sender (HTTP body, websocket `result` message)."""
         return {
-            "id": command.get("id") if isinstance(command, dict) else None,
+            "id": wire.command_id_of(command),
             "result": self.result,
             "version": self.version,
             "replayed": self.replayed,
@@ -324,7 +324,7 @@ def _recordable(value) -> bool:
 def _command_id(command) -> str | None:
     """The command's id when it is one that can be looked up and kept, else None (a
     malformed id is then refused by _check_envelope, and kept with no id)."""
-    command_id = command.get("id") if isinstance(command, dict) else None
+    command_id = wire.command_id_of(command)
     if isinstance(command_id, str) and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH and _recordable(command_id):
         return command_id
     return None

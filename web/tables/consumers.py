@@ -133,10 +133,8 @@ class TableConsumer(_LoggedInConsumer):
         kind = content.get("type")
         if kind == "command":
             if not self._made_by_this_login(content.get("user")):
-                command = content.get("command")
-                command_id = command.get("id") if isinstance(command, dict) else None
-                await self.send_json({"type": "result", "id": command_id, "version": 0, "replayed": False,
-                                      "result": ANOTHER_LOGIN})
+                answer = wire.unsent_answer(content.get("command"), ANOTHER_LOGIN, version=0)
+                await self.send_json({"type": "result", **answer})
                 return
             await self._command(content.get("command"))
         elif kind == "sync":
@@ -159,12 +157,10 @@ class TableConsumer(_LoggedInConsumer):
         if wait:
             # Not a refusal of the command (nothing is logged): the tablet sends it again,
             # with the same id, after retry_after seconds (static/table.js).
-            await self.send_json({
-                "type": "result", "id": command.get("id") if isinstance(command, dict) else None,
-                "result": {"ok": False, "error": {
-                    "code": "rate_limited", "message": "too many commands on this connection: sent again after retry_after seconds"}},
-                "version": None, "replayed": False, "retry_after": round(wait, 3),
-            })
+            refused = {"ok": False, "error": {
+                "code": "rate_limited", "message": "too many commands on this connection: sent again after retry_after seconds"}}
+            answer = wire.unsent_answer(command, refused, version=None, retry_after=round(wait, 3))
+            await self.send_json({"type": "result", **answer})
             return
         refusal, outcome = await in_db_thread(self._checked_command)(command)
         if refusal is not None:

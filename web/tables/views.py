@@ -32,6 +32,7 @@ from tables.relief import relief_board
 from tables.selectors import table_snapshot
 from tables.services import command_execute
 from tables.trends import FLOOR_TREND_REFRESH_SECONDS, floor_trends
+from web.sockets import ANOTHER_LOGIN
 from web.tables.ui_text import ERROR_TEXT, FLOOR_STATES, POSTED_TEXT, UNKNOWN_ERROR_TEXT
 
 
@@ -130,10 +131,7 @@ def table_command(request, table_id: int):
     made_by = request.headers.get("X-Cardroom-User")
     if made_by is not None and made_by != str(request.user.pk):
         # A tap made under another person's login (static/table.js) is never run under this one.
-        from web.tables.consumers import ANOTHER_LOGIN
-
-        return JsonResponse({**ANOTHER_LOGIN, "id": command.get("id") if isinstance(command, dict) else None,
-                             "version": 0, "replayed": False, "result": ANOTHER_LOGIN}, status=403)
+        return JsonResponse({**ANOTHER_LOGIN, **wire.unsent_answer(command, ANOTHER_LOGIN, version=0)}, status=403)
     try:
         outcome = command_execute(
             table_id=table_id, command=command, actor=Actor.from_request(request), received=request.body
