@@ -30,9 +30,12 @@ run: $(RUNTIME_STAMP)
 dev: $(RUNTIME_STAMP)
 	DJANGO_DEBUG=1 $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
-# Prints how long the suite took (wall clock), and keeps pytest's exit status.
+# Prints how long the suite took (wall clock), and keeps pytest's exit status. The tests run
+# in TEST_WORKERS processes (pytest-xdist; tests/plugins/services.py keeps them apart);
+# TEST_WORKERS=0 runs them in this one process.
+TEST_WORKERS ?= 2
 test: $(DEV_STAMP)
-	@start=$$(date +%s); $(PY) -m pytest --durations=25 $(ARGS); status=$$?; took=$$(( $$(date +%s) - start )); \
+	@start=$$(date +%s); $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=25 $(ARGS); status=$$?; took=$$(( $$(date +%s) - start )); \
 	echo "make test: $$(( took / 60 )) min $$(( took % 60 )) s"; exit $$status
 
 $(PY):

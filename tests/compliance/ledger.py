@@ -30,10 +30,9 @@ from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.models import Round
 from tables.models import Table, TableEvent
-from tables.lifecycle import table_create
-from tables.services import command_execute
 from tests.db_access import as_owner
 from tests.engine.helpers import dealt_round, seated_with_pd
+from tests.playing import new_table, run_ok
 
 LA = ZoneInfo("America/Los_Angeles")
 DAY1 = date(2026, 3, 2)
@@ -87,43 +86,32 @@ class Ledger:
     volume_refunds: int = 0
 
 
-def run(table, commands, actor):
-    results = []
-    for command in commands:
-        result = command_execute(table_id=table.pk, command=command, actor=actor).result
-        assert result["ok"], (command, result)
-        results.append(result)
-    return results
-
-
 def build_real_tables(ledger: Ledger, clock: Clock):
     ann, bob = ledger.dealers
-    a = ledger.table_a = table_create(name="Real A", config={"seats": 6, "fee_schedule": FEES_A}, created_by="test")
+    a = ledger.table_a = new_table("Real A", seats=6, fee_schedule=FEES_A, boxes=False)
 
     # Gaming day 1, day shift, dealer Ann.
     clock.set(DAY1, time(10, 0))
-    run(a, seated_with_pd([1, 2, 3, 4], pd=1), ann)
-    run(a, dealt_round([2, 3, 4], ante=1000, trips=100), ann)  # round 1: PD seat 1
-    run(a, dealt_round([2, 3, 4], ante=3000), ann)  # round 2: PD seat 1 again -> limit
+    run_ok(a, *seated_with_pd([1, 2, 3, 4], pd=1), actor=ann)
+    run_ok(a, *dealt_round([2, 3, 4], ante=1000, trips=100), actor=ann)  # round 1: PD seat 1
+    run_ok(a, *dealt_round([2, 3, 4], ante=3000), actor=ann)  # round 2: PD seat 1 again -> limit
     # The limit was reached: seat 2 is offered the bank and declines, seat 3 accepts.
-    run(a, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 3}], ann)
+    run_ok(a, {"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 3}, actor=ann)
     # Round 3: the bank runs out. PD seat 3 (bank $5); settlement order 4, 1, 2. Seat 4
     # (trip aces) wins its Play against a PD who does not qualify; the PD pays $5 of
     # $10 and the bank is exhausted: seats 1 and 2 get no action, their fees refunded.
     cards = ["4c", "5c", "6h", "6d", "As", "Ad", "2c", "3d", "Ah", "Kc", "7d", "8s", "9h"]
-    run(a, dealt_round([1, 2, 4], cards, bank=500, ante=1000), ann)
+    run_ok(a, *dealt_round([1, 2, 4], cards, bank=500, ante=1000), actor=ann)
     ledger.rounds["exhausted"] = Round.objects.get(table=a, number=3)
     # Round 4 is voided after no more bets: every fee of it is refunded.
-    run(
+    run_ok(
         a,
-        [
-            {"type": "open_round", "bank": 20000},
-            {"type": "wager", "seat": 1, "ante": 500},
-            {"type": "wager", "seat": 2, "ante": 500},
-            {"type": "no_more_bets"},
-            {"type": "void_round", "reason": "shuffler malfunction", "approved_by": "sup-carla"},
-        ],
-        ann,
+        {"type": "open_round", "bank": 20000},
+        {"type": "wager", "seat": 1, "ante": 500},
+        {"type": "wager", "seat": 2, "ante": 500},
+        {"type": "no_more_bets"},
+        {"type": "void_round", "reason": "shuffler malfunction", "approved_by": "sup-carla"},
+        actor=ann,
     )
     ledger.rounds["voided"] = Round.objects.get(table=a, number=4)
 
@@ -132,29 +120,29 @@ def build_real_tables(ledger: Ledger, clock: Clock):
     # After round 6 the player-dealer passes and everyone declines, the passer last:
     # the game stops for want of a player-dealer.
     clock.set(DAY2, time(15, 0))
-    settled = run(a, dealt_round([1, 2, 4], ante=2000), bob)[-1]
+    settled = run_ok(a, *dealt_round([1, 2, 4], ante=2000), actor=bob)[-1]
     assert settled["next_offer"] == 4, settled
     ledger.rounds["day2"] = Round.objects.get(table=a, number=5)
-    run(a, [{"type": "accept_bank", "seat": 4}], bob)
-    run(a, dealt_round([1, 2, 3], ante=1000), bob)
-    offer = run(a, [{"type": "pass_bank"}], bob)[0]["offer"]
+    run_ok(a, {"type": "accept_bank", "seat": 4}, actor=bob)
+    run_ok(a, *dealt_round([1, 2, 3], ante=1000), actor=bob)
+    offer = run_ok(a, {"type": "pass_bank"}, actor=bob)[0]["offer"]
     while offer is not None:
-        offer = run(a, [{"type": "decline_bank", "seat": offer}], bob)[0]["offer"]
+        offer = run_ok(a, {"type": "decline_bank", "seat": offer}, actor=bob)[0]["offer"]
 
     # A second table with another schedule (PD pays nothing), dealer Bob, gaming day 1.
-    b = ledger.table_b = table_create(name="Real B", config={"seats": 4, "fee_schedule": FEES_B}, created_by="test")
+    b = ledger.table_b = new_table("Real B", seats=4, fee_schedule=FEES_B, boxes=False)
     clock.set(DAY1, time(23, 30))  # grave shift
-    run(b, seated_with_pd([1, 2, 3], pd=2, prefix="Q-"), bob)
-    run(b, dealt_round([1, 3], ante=1500, trips=500), bob)
+    run_ok(b, *seated_with_pd([1, 2, 3], pd=2, prefix="Q-"), actor=bob)
+    run_ok(b, *dealt_round([1, 3], ante=1500, trips=500), actor=bob)
 
 
 def build_volume(ledger: Ledger, clock: Clock, days=VOLUME_DAYS):
     ann, bob = ledger.dealers
-    v = ledger.volume = table_create(name="Volume", config={"seats": 6, "fee_schedule": FEES_A}, created_by="test")
+    v = ledger.volume = new_table("Volume", seats=6, fee_schedule=FEES_A, boxes=False)
     clock.set(days[0] - timedelta(days=1), time(12, 0))
-    run(v, seated_with_pd([1, 2, 3, 4, 5, 6], pd=1, prefix="V-"), ann)
-    run(v, dealt_round([2, 3, 4, 5, 6]), ann)
-    run(v, dealt_round([2, 3, 4, 5, 6]), bob)
+    run_ok(v, *seated_with_pd([1, 2, 3, 4, 5, 6], pd=1, prefix="V-"), actor=ann)
+    run_ok(v, *dealt_round([2, 3, 4, 5, 6]), actor=ann)
+    run_ok(v, *dealt_round([2, 3, 4, 5, 6]), actor=bob)
     rounds = list(Round.objects.filter(table=v).order_by("number"))
     events = {}
     for rnd in rounds:

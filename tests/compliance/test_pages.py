@@ -31,7 +31,7 @@ PAGES = [
     "/compliance/rounds/export.csv",
     "/compliance/rounds/1/",
     "/compliance/exports/",
-    f"/compliance/exports/{uuid.uuid4()}/manifest.json",
+    "/compliance/exports/00000000-0000-4000-8000-000000000000/manifest.json",
 ]
 
 

@@ -12,9 +12,8 @@ from django.db import connection
 
 from cardroom.sql import Filters
 from collections_fees.round_selectors import rotation_log_query
-from tables.lifecycle import table_create
-from tables.services import command_execute
 from tests.engine.helpers import quick_round
+from tests.playing import new_table, run
 
 pytestmark = pytest.mark.django_db
 
@@ -25,14 +24,12 @@ DAY = date(2026, 5, 1)
 
 
 def play(table, minute, *commands):
-    for command in commands:
-        result = command_execute(table_id=table.pk, command=command, actor="replay", at=START + timedelta(minutes=minute))
-        assert result.ok, (command, result.result)
+    run(table, *commands, actor="replay", at=START + timedelta(minutes=minute))
 
 
 def policy_table():
     """Tess (TPPP) banks at 12:00, Bob at 12:01, Ann at 12:30; Ann again at 12:59 ends the game."""
-    table = table_create(name="Policy", config={"seats": 6, "rotation_policy": POLICY}, created_by="test")
+    table = new_table("Policy", rotation_policy=POLICY, boxes=False)
     play(table, 0, {"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"},
          {"type": "sit", "seat": 3, "player": "Tess", "tppp": TPPP},
          {"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3}, *quick_round(1))
@@ -45,7 +42,7 @@ def policy_table():
 
 def section_2_table():
     """Without the policy Ann keeps the bank for round 2: no offer before it."""
-    table = table_create(name="Section 2", config={"seats": 6}, created_by="test")
+    table = new_table("Section 2", boxes=False)
     play(table, 0, {"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"},
          {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *quick_round(2), *quick_round(2))
     return table

@@ -5,6 +5,7 @@ wagers) on its page and in the rounds file, and hands and wagers in words on the
 import csv
 import io
 import re
+from functools import partial
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -13,26 +14,20 @@ from cardroom.access import Actor
 from cardroom.sql import Filters
 from rounds.models import Round
 from collections_fees.round_selectors import round_history_query
-from tables.lifecycle import table_create
-from tables.services import command_execute
+from tests import playing
 from tests.engine.test_sidebets import SIDE_BETS
 
 pytestmark = pytest.mark.django_db
 
 DEALER = "dealer-dee"
-
-
-def run(table, *commands, actor=DEALER):
-    for command in commands:
-        result = command_execute(table_id=table.pk, command=command, actor=actor).result
-        assert result["ok"], (command, result)
+run = partial(playing.run, actor=DEALER)
 
 
 @pytest.fixture
 def progressive_round():
     """Seat 2 plays Ante, Trips, Bad Beat and the progressive and makes a royal flush in
     its first five cards: a percentage award, which the supervisor sam confirms himself."""
-    table = table_create(name="Prog", config={"seats": 6, "side_bets": SIDE_BETS}, created_by="test")
+    table = playing.new_table("Prog", side_bets=SIDE_BETS, boxes=False)
     run(
         table,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),

@@ -21,6 +21,7 @@ from tables.models import ChainCheckpoint, Table, TableEvent
 from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import dealt_round, seated_with_pd
+from tests.playing import new_table, run
 
 from .ledger import DAY1, DAY2
 from .test_tamper import sql, tamper, verify_logs
@@ -213,9 +214,8 @@ def test_an_edited_witness_line_is_not_trusted(witness_copy, ledger):
 
 
 def play_a_round(name="Witnessed"):
-    table = table_create(name=name, config={"seats": 6}, created_by="test")
-    for command in seated_with_pd([1, 2, 3], pd=1) + dealt_round([2, 3]):
-        assert command_execute(table_id=table.pk, command=command, actor="test").ok, command
+    table = new_table(name, boxes=False)
+    run(table, *seated_with_pd([1, 2, 3], pd=1), *dealt_round([2, 3]), actor="test")
     return table
 
 

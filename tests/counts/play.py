@@ -18,10 +18,11 @@ from django.contrib.auth.models import Group, User
 
 from cardroom.access import Actor
 from collections_fees import counts
-from tables.lifecycle import table_create
-from tables.services import command_execute
 from tests.compliance.ledger import Clock  # noqa: F401 (the settable clock, for this module's users)
 from tests.engine.helpers import FEES, dealt_round, seated_with_pd
+from tests.playing import new_table, run
+
+DEALER = "dealer-dee"
 
 DAY = date(2026, 4, 6)
 SHIFT_TIMES = {"day": (DAY, time(10, 0)), "swing": (DAY, time(16, 0)), "grave": (DAY + timedelta(days=1), time(1, 0))}
@@ -43,23 +44,17 @@ class Day:
     counters: tuple = ()
 
 
-def run(table, commands):
-    for command in commands:
-        result = command_execute(table_id=table.pk, command=command, actor="dealer-dee").result
-        assert result["ok"], (command, result)
-
-
 def deal(table, **round_options):
     """A whole round by every seated player but the player-dealer; when the bank is
     offered (the rotation limit), the offered seat accepts it."""
     table.refresh_from_db()
     rotation = table.state["rotation"]
     if rotation["offer_seat"] is not None:
-        run(table, [{"type": "accept_bank", "seat": rotation["offer_seat"]}])
+        run(table, {"type": "accept_bank", "seat": rotation["offer_seat"]}, actor=DEALER)
         table.refresh_from_db()
         rotation = table.state["rotation"]
     players = sorted(int(seat) for seat in table.state["occupants"] if int(seat) != rotation["pd_seat"])
-    run(table, dealt_round(players, **round_options))
+    run(table, *dealt_round(players, **round_options), actor=DEALER)
 
 
 def play(clock: Clock, *, tables: int = 3, rounds_per_shift: int = 2) -> Day:
@@ -70,9 +65,9 @@ def play(clock: Clock, *, tables: int = 3, rounds_per_shift: int = 2) -> Day:
     )
     clock.set(DAY, time(6, 30))
     for n in range(1, tables + 1):
-        table = table_create(name=f"Count {n}", config={"seats": 6, "fee_schedule": FEES}, created_by="test")
+        table = new_table(f"Count {n}", seats=6, fee_schedule=FEES, boxes=False)
         day.tables.append(table)
-        run(table, seated_with_pd([1, 2, 3, 4], pd=1))
+        run(table, *seated_with_pd([1, 2, 3, 4], pd=1), actor=DEALER)
     for shift, (calendar_day, clock_time) in SHIFT_TIMES.items():
         clock.set(calendar_day, clock_time)
         for table in day.tables:
@@ -90,16 +85,14 @@ def play(clock: Clock, *, tables: int = 3, rounds_per_shift: int = 2) -> Day:
             deal(first, ante=2000)
             first.refresh_from_db()
             if first.state["rotation"]["offer_seat"] is not None:
-                run(first, [{"type": "accept_bank", "seat": first.state["rotation"]["offer_seat"]}])
+                run(first, {"type": "accept_bank", "seat": first.state["rotation"]["offer_seat"]}, actor=DEALER)
                 first.refresh_from_db()
             players = [s for s in (1, 2, 3, 4) if s != first.state["rotation"]["pd_seat"]]
-            run(first, [
-                {"type": "open_round", "bank": 20000},
+            run(first, {"type": "open_round", "bank": 20000},
                 {"type": "wager", "seat": players[0], "ante": 500},
                 {"type": "wager", "seat": players[1], "ante": 500},
                 {"type": "no_more_bets"},
-                {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"},
-            ])
+                {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"}, actor=DEALER)
     return day
 
 

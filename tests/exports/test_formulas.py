@@ -31,10 +31,10 @@ from collections_fees import counts
 from patrons import cash, identity
 from patrons.identity import PatronError
 from tables.lifecycle import table_create
-from tables.services import command_execute
 from tests.compliance.asgi import AsgiClient
 from tests.counts.play import AFTER_THE_DAY, DAY, Clock, person, pieces
 from tests.db_access import empty_tables, remove_committed
+from tests import playing
 from tests.engine.helpers import FEES, dealt_round, make_pd, sit
 
 pytestmark = pytest.mark.django_db
@@ -79,9 +79,7 @@ def play_hostile_day(clock):
     counts.box_place(table_id=table.pk, box_id=box.pk, actor=supervisor)
 
     def run(commands):
-        for command in commands:
-            result = command_execute(table_id=table.pk, command=command, actor=DEALER).result
-            assert result["ok"], (command, result)
+        playing.run(table, *commands, actor=DEALER)
 
     run(sit({**PLAYERS, 4: PATRON_NUMBER}) + make_pd(1))
     run(dealt_round([2, 3, 4]))

@@ -3,6 +3,7 @@
 import asyncio
 import time
 import urllib.request
+from functools import partial
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,9 +14,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from config.asgi import application
-from tables.lifecycle import table_create
-from tables.services import command_execute
-from tests.boxes import place_boxes
+from tests import playing
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
 # The Host a browser sends with it: the origin check compares scheme, host and port.
@@ -74,8 +73,7 @@ async def receive_until(communicator, predicate, timeout=10):
 
 
 def make_table(seats=6, **config):
-    table = table_create(name="Live T", config={"seats": seats, **config}, created_by="test")
-    place_boxes(table)  # a person opens rounds only with the table's boxes placed
+    table = playing.new_table("Live T", seats=seats, **config)  # its boxes placed: a person deals
     # The placements' floor rows are published from a thread after a short window: sent
     # before the test's own sockets listen, so none of them is taken for the test's news.
     from tables.events import publisher
@@ -103,11 +101,7 @@ def assign_dealer(table, username: str = "ana"):
     )
 
 
-def run(table_id, *commands, actor="test"):
-    outcomes = [command_execute(table_id=table_id, command=c, actor=actor) for c in commands]
-    for command, outcome in zip(commands, outcomes):
-        assert outcome.ok, (command, outcome.result)
-    return outcomes
+run = partial(playing.run, actor="test")
 
 
 arun = sync_to_async(run)

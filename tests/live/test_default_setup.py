@@ -43,7 +43,7 @@ class ReadmeRun:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.var = var
-        drop = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "CARDROOM_APP_DB_PASSWORD")
+        drop = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "CARDROOM_APP_DB_PASSWORD", "CARDROOM_APP_DB_ROLE")
         self.env = {k: v for k, v in os.environ.items() if k not in drop}
         self.env["CARDROOM_LOCALDB_DIR"] = str(var)
         self.log = open(tempfile.mktemp(prefix="make-run-", suffix=".log"), "w+")

@@ -19,7 +19,8 @@ from rounds.models import Round
 from tables.lifecycle import table_create, table_retire
 from tables.trends import floor_trends
 from tests.compliance.ledger import Clock
-from tests.counts.play import deal, run
+from tests.counts.play import DEALER, deal
+from tests.playing import run
 from tests.engine.helpers import FEES, seated_with_pd
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +43,7 @@ def _shift_start(clock):
 
 def _table(name):
     table = table_create(name=name, config={"seats": 6, "fee_schedule": FEES}, created_by="test")
-    run(table, seated_with_pd([1, 2, 3, 4], pd=1))
+    run(table, *seated_with_pd([1, 2, 3, 4], pd=1), actor=DEALER)
     return table
 
 
@@ -65,16 +66,14 @@ def _void_a_round(table):
     table.refresh_from_db()
     rotation = table.state["rotation"]
     if rotation["offer_seat"] is not None:
-        run(table, [{"type": "accept_bank", "seat": rotation["offer_seat"]}])
+        run(table, {"type": "accept_bank", "seat": rotation["offer_seat"]}, actor=DEALER)
         table.refresh_from_db()
     players = [s for s in (1, 2, 3, 4) if s != table.state["rotation"]["pd_seat"]]
-    run(table, [
-        {"type": "open_round", "bank": 20000},
+    run(table, {"type": "open_round", "bank": 20000},
         {"type": "wager", "seat": players[0], "ante": 500},
         {"type": "wager", "seat": players[1], "ante": 500},
         {"type": "no_more_bets"},
-        {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"},
-    ])
+        {"type": "void_round", "reason": "misdeal", "approved_by": "sup-sam"}, actor=DEALER)
 
 
 @pytest.fixture

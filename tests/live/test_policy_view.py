@@ -9,9 +9,9 @@ import pytest
 from rounds.engine.policy import DEFAULT_NOTICE
 from tables.floor import floor_rows
 from tables.selectors import table_snapshot
-from tables.services import command_execute
 from rounds.visibility import LIVE, TABLET
 from tests.engine.helpers import quick_round
+from tests.playing import run
 
 from .conftest import make_table
 
@@ -22,9 +22,7 @@ START = datetime(2026, 5, 1, 19, 0, tzinfo=timezone.utc)
 
 
 def play(table, minute, *commands):
-    for command in commands:
-        outcome = command_execute(table_id=table.pk, command=command, actor="test", at=START + timedelta(minutes=minute))
-        assert outcome.ok, (command, outcome.result)
+    run(table, *commands, actor="test", at=START + timedelta(minutes=minute))
 
 
 def view(table, audience=TABLET):

@@ -15,11 +15,10 @@ from rounds.engine.sidebets import (
 from tables.integrity import verify_meter
 from tables.models import Table, TableEvent
 from tables.selectors import server_snapshot
-from tables.lifecycle import table_create
 from tables.services import command_execute
-from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE, SIDE_BETS
 from tests.patron_aml.conftest import person
+from tests.playing import new_table, run_ok
 from tests.service.test_access import assign
 from tests.service.test_sidebets_service import D_COMMANDS
 
@@ -57,20 +56,12 @@ def test_the_engine_records_a_withheld_award_and_the_fund_keeps_it():
 
 @pytest.fixture
 def d_table(db):
-    table = table_create(name="D", config={"seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}, created_by="test")
-    place_boxes(table)  # a person opens a round only with the table's boxes placed
+    table = new_table("D", paytable="UTH-01", side_bets=SIDE_BETS)  # its boxes placed: a person deals
     dealer, sam = person("dan", "dealer"), person("sam", "supervisor")
     assign(dealer, table, sam)
     from cardroom.access import Actor
 
     return table, Actor.of(dealer)
-
-
-def _run(table, actor, *commands):
-    results = [command_execute(table_id=table.pk, command=c, actor=actor).result for c in commands]
-    for command, result in zip(commands, results):
-        assert result["ok"], (command, result)
-    return results
 
 
 @pytest.fixture
@@ -81,10 +72,10 @@ def bob(actors):
 
 def test_a_listed_patrons_award_is_withheld_escalated_and_kept_by_the_fund(d_table, bob, actors):
     table, dealer = d_table
-    _run(table, dealer, *D_UP_TO_SHOWDOWN)
+    run_ok(table, *D_UP_TO_SHOWDOWN, actor=dealer)
     identity.state_list_import(actor=actors["compliance"], filename="s.csv", content="name\nBOB ST\u043eNE\n".encode())  # Cyrillic o
     before = JackpotMeter.objects.get(name="UTH-PROG-1")
-    (preview,) = _run(table, dealer, SHOWDOWN)
+    (preview,) = run_ok(table, SHOWDOWN, actor=dealer)
     assert preview["progressive"] == [
         {"seat": 2, "hand": "full_house", "award": 1000, "from_meter": 0, "from_reserve": 0, "owed": 0,
          "confirmed": False, "withheld": True}
@@ -94,7 +85,7 @@ def test_a_listed_patrons_award_is_withheld_escalated_and_kept_by_the_fund(d_tab
     table.refresh_from_db()
     shown = server_snapshot(table)["view"]["settlement_preview"]["progressive"]
     assert [(a["seat"], a.get("withheld")) for a in shown] == [(2, True)]
-    (settled,) = _run(table, dealer, {"type": "settle"})
+    (settled,) = run_ok(table, {"type": "settle"}, actor=dealer)
     assert settled["progressive"][0]["withheld"] is True
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
     assert (meter.meter, meter.reserve, meter.owed) == (before.meter, before.reserve, 0)  # the fund keeps it
@@ -117,15 +108,15 @@ def test_a_listed_patrons_award_is_withheld_escalated_and_kept_by_the_fund(d_tab
 
 def test_an_unlisted_patrons_award_is_paid(d_table, bob):
     table, dealer = d_table
-    _run(table, dealer, *D_UP_TO_SHOWDOWN)
-    (settled,) = _run(table, dealer, SHOWDOWN, {"type": "settle"})[1:]
+    run_ok(table, *D_UP_TO_SHOWDOWN, actor=dealer)
+    (settled,) = run_ok(table, SHOWDOWN, {"type": "settle"}, actor=dealer)[1:]
     assert "withheld" not in settled["progressive"][0] and settled["progressive"][0]["from_meter"] == 1000
     assert not ExclusionHit.objects.exists()
 
 
 def test_a_person_may_not_say_whose_award_is_withheld(d_table):
     table, dealer = d_table
-    _run(table, dealer, *D_UP_TO_SHOWDOWN)
+    run_ok(table, *D_UP_TO_SHOWDOWN, actor=dealer)
     version = Table.objects.get(pk=table.pk).version
     refused = command_execute(table_id=table.pk, command={**SHOWDOWN, "withheld": [2]}, actor=dealer).result
     assert refused["error"]["code"] == "invalid_command"
@@ -134,7 +125,7 @@ def test_a_person_may_not_say_whose_award_is_withheld(d_table):
 
 def test_the_engine_refuses_a_withheld_that_is_not_a_list_of_seats(d_table):
     table, _ = d_table
-    _run(table, "replay", *D_UP_TO_SHOWDOWN)
+    run_ok(table, *D_UP_TO_SHOWDOWN, actor="replay")
     for bad in (2, [9], ["2"]):
         refused = command_execute(table_id=table.pk, command={**SHOWDOWN, "withheld": bad}, actor="replay").result
         assert refused["error"]["code"] in ("invalid_command", "unknown_seat"), bad

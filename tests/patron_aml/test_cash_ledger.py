@@ -252,7 +252,7 @@ def confirm_an_award(winner_id: dict):
     from tables.lifecycle import table_create
     from tables.services import command_execute
     from tests.engine.test_sidebets import PROGRESSIVE
-    from tests.service.conftest import run_ok
+    from tests.playing import run_ok
     from tests.service.test_access import assign, person
 
     table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")

@@ -364,6 +364,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     services = Services(want_db=not early_config.pluginmanager.is_blocked("django"))
     try:
         services.start()
+        apart_from_the_other_workers()
     except ServiceError as exc:
         services.stop()
         raise pytest.UsageError(f"tests/plugins/services.py: {exc}") from None
@@ -371,6 +372,28 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         services.stop()
         raise
     _services = services
+
+
+def apart_from_the_other_workers() -> None:
+    """In a pytest-xdist worker (`make test` runs two): what the workers share, kept apart.
+
+    The controller started the servers and the workers inherit its DATABASE_URL and
+    REDIS_URL. pytest-django gives each worker a test database of its own
+    (test_cardroom_gw0, ...); here each also gets a served role of its own (roles are the
+    cluster's, and two workers' `migrate` altering one role's password at the same moment
+    fail with "tuple concurrently updated") and a Redis database of its own (channel
+    groups are named by table and "floor": one worker's floor screens would otherwise
+    receive the other's tables). Daphne processes a test starts inherit both."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker:
+        return
+    number = int(worker.removeprefix("gw"))
+    os.environ.setdefault("CARDROOM_APP_DB_ROLE", f"{localdb.APP_ROLE}_{worker}")
+    redis_url = os.environ.get("REDIS_URL")
+    if redis_url:
+        parts = urlsplit(redis_url)
+        assert parts.path in ("", "/", "/0"), f"REDIS_URL names a database already: {_redact(redis_url)}"
+        os.environ["REDIS_URL"] = urlunsplit(parts._replace(path=f"/{number + 1}"))
 
 
 @pytest.hookimpl(wrapper=True)

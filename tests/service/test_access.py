@@ -20,7 +20,8 @@ from tables.services import command_execute
 from tests.db_access import assert_refused_to_both
 from tests.engine.helpers import FEES, seated_with_pd
 
-from .conftest import full_round, run_ok
+from tests.service.conftest import full_round
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from tables.floor import floor_rows
 
 from tests.live.conftest import assign_dealer
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_access import person
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from tables.models import Approval, ApprovalDecision
 from tables.floor import floor_rows
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_access import person, staff  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db

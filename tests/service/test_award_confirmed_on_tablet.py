@@ -23,7 +23,7 @@ from tables.selectors import server_snapshot
 from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_access import assign, person
 
 pytestmark = pytest.mark.django_db

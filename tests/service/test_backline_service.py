@@ -12,7 +12,7 @@ from tables.models import Table
 from tables.lifecycle import round_correct, table_create
 from tests.engine.helpers import ONE_RATE_FEES
 from tests.engine.test_worked_examples import EXAMPLE_E, EXAMPLE_E_LINES, backline
-from tests.service.conftest import run, run_ok
+from tests.playing import results as run, run_ok
 from tests.service.test_replay import replay
 
 E_TABLE = {"name": "UTH-E", "seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}

@@ -25,7 +25,7 @@ from tables.services import command_execute
 from tests.engine.helpers import FEES, seated_with_pd
 from tests.hypothesis_profiles import examples
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

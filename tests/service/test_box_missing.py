@@ -14,7 +14,7 @@ from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import seated_with_pd
 from tests.engine.test_sidebets import PROGRESSIVE
-from tests.service.conftest import run_ok
+from tests.playing import run_ok
 from tests.service.test_access import assign, person
 
 pytestmark = pytest.mark.django_db

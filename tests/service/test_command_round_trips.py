@@ -22,7 +22,8 @@ from tables.recording import Writes
 from tables.services import command_execute
 from tests.engine.helpers import FEES, seated_with_pd
 
-from .conftest import full_round, run_ok
+from tests.service.conftest import full_round
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

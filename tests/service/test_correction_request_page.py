@@ -10,7 +10,8 @@ from rounds.models import Round
 from tables.models import Approval, RoundCorrection
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import full_round, run_ok
+from tests.service.conftest import full_round
+from tests.playing import run_ok
 from .test_access import staff  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ from collections_fees.models import JackpotCheckpoint, JackpotMeter
 from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_sidebets_service import D_COMMANDS, D_TABLE
 
 OTHER_METER = {**PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "name": "UTH-PROG-2", "meter": 50000, "reserve": 0}}

@@ -8,7 +8,7 @@ from tables.models import Table
 from tables.selectors import table_snapshot
 from tests.engine.helpers import dealt_round, seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

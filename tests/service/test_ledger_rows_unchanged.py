@@ -32,7 +32,7 @@ from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.compliance.ledger import Clock, Ledger, build_real_tables
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_rotation_policy_service import POLICY, _play_to_game_end
 from .test_sidebets_service import PROGRESSIVE
 

@@ -8,7 +8,7 @@ from tables.models import Approval, ApprovalDecision, Table
 from tables.selectors import pending_void
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 
 def request(table, user, *, kind="void", round_number=1, reason="misdeal") -> Approval:

@@ -22,10 +22,10 @@ from tables.relief import (
     relief_plan_make,
     rotation,
 )
-from tables.services import command_execute
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import full_round
+from tests.playing import results
+from tests.service.conftest import full_round
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ def plan(f, dealers, tables, starts_at=None):
 
 
 def run_as(user, table, *commands):
-    return [command_execute(table_id=table.pk, command=c, actor=Actor.of(user)).result for c in commands]
+    return results(table, *commands, actor=Actor.of(user))
 
 
 # --- the rotation -------------------------------------------------------------------------

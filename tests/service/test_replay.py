@@ -107,7 +107,7 @@ def test_replay_runs_on_the_embedded_default_database_after_migrate(tmp_path, lo
     """The way a user runs it: no DATABASE_URL, so the app's own PostgreSQL (started in
     a temp folder, then stopped by the last command using it), a fresh `migrate`, the
     file on stdin; the results are the same as on the suite's database."""
-    drop = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "CARDROOM_APP_DB_PASSWORD")
+    drop = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "CARDROOM_APP_DB_PASSWORD", "CARDROOM_APP_DB_ROLE")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env["CARDROOM_LOCALDB_DIR"] = str(localdb_dir)
     manage = [sys.executable, str(ROOT / "manage.py")]

@@ -13,7 +13,7 @@ from tables.models import RotationLogEntry
 from tests.db_access import as_owner
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

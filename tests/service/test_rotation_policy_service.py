@@ -14,7 +14,7 @@ from tables.models import RotationLogEntry, SeatOccupancy, TableEvent
 from tables.services import command_execute
 from tests.engine.helpers import quick_round, wager
 
-from .conftest import run, run_ok
+from tests.playing import results as run, run_ok
 from .test_access import assign, person
 from .test_replay import replay
 
@@ -108,7 +108,7 @@ def _play_to_game_end(table):
     leave Ann alone in (20:19, 20:59]: the game ends."""
     def execute(minute, *commands):
         stamp = datetime(2026, 5, 1, 20, 0, tzinfo=timezone.utc).replace(minute=minute)
-        return [command_execute(table_id=table.pk, command=c, actor="replay", at=stamp).result for c in commands]
+        return run(table, *commands, actor="replay", at=stamp)
 
     execute(0, {"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"})
     execute(0, {"type": "sit", "seat": 3, "player": "Tess", "tppp": TPPP})

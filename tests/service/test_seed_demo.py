@@ -43,7 +43,7 @@ from tables.services import command_execute
 from tests.compliance.ledger import Clock
 from tests.counts.play import pieces
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from tables.models import Approval, ApprovalDecision, DealerHandover
 from tests.db_access import as_owner, assert_refused_to_both, columns_holding
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import full_round
+from tests.service.conftest import full_round
 from .test_relief import floor, plan  # noqa: F401  (the relief tests' floor: a plan, a push due now)
 
 pytestmark = pytest.mark.django_db

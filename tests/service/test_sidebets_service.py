@@ -29,7 +29,7 @@ from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
-from tests.service.conftest import run, run_ok
+from tests.playing import results as run, run_ok
 from tests.service.test_access import assign, person
 from tests.service.test_replay import replay
 

@@ -15,7 +15,7 @@ from tables.models import ApprovalDecision, DealerAssignment
 
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 
 pytestmark = pytest.mark.django_db
 

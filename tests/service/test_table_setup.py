@@ -19,7 +19,8 @@ from tables.setup import config_changes
 from tests.db_access import as_owner
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import full_round, run_ok
+from tests.service.conftest import full_round
+from tests.playing import run_ok
 from .test_access import person
 
 pytestmark = pytest.mark.django_db

@@ -34,7 +34,7 @@ from tables.models import Approval, ApprovalDecision
 
 from tests.engine.helpers import seated_with_pd
 
-from .conftest import run_ok
+from tests.playing import run_ok
 from .test_access import assign, person
 
 pytestmark = pytest.mark.django_db

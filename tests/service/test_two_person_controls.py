@@ -357,7 +357,7 @@ def test_a_void_is_refused_with_a_reason_the_dealer_reads(floor):
     answered to the tablet that asked; a refusal without one changes nothing."""
 
     table, dan, sue = floor["table"], floor["dan"], floor["sue"]
-    from tests.service.conftest import run_ok
+    from tests.playing import run_ok
     from tests.service.test_access import seated_with_pd
 
     dealer = Client()

@@ -26,11 +26,11 @@ from rounds.engine.cards import DECK
 from rounds.engine.table import TableGame
 from rounds.models import Round, RoundCard
 from tables.models import DealerAssignment, RejectedCommand, Table, TableEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from rounds.visibility import LIVE
 from tests.compliance.asgi import AsgiClient
 from tests.live.test_visibility import a_round, secret
+from tests.playing import new_table, run
 
 # The exports read committed rows over a connection of their own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,7 +59,7 @@ def person(name: str, role: str) -> Client:
 def viewers():
     """A table and the people who look at it: its assigned dealer, a supervisor and
     compliance."""
-    table = table_create(name="Redact", config={"seats": 6}, created_by="test")
+    table = new_table("Redact", boxes=False)
     clients = {"dealer": person("dan", "dealer"), "supervisor": person("sam", "supervisor"),
                "compliance": person("cora", "compliance")}
     now, cal = timezone.now(), calendar()
@@ -68,15 +68,6 @@ def viewers():
         assigned_by=User.objects.get(username="sam"), assigned_at=now,
     )
     return table, clients
-
-
-def run(table, *commands, seed=0):
-    """Run commands as the dealer's tablet sends them (a server shuffle from a seeded
-    random source); each must be accepted."""
-    rng = random.Random(seed)
-    for command in commands:
-        outcome = command_execute(table_id=table.pk, command=command, actor="dealer-1", rng=rng)
-        assert outcome.ok, (command, outcome.result)
 
 
 def state(table) -> dict:
@@ -144,7 +135,7 @@ def test_before_the_flop_no_viewer_finds_a_flop_card_anywhere(viewers):
     config, commands = a_round("server")
     first_decision = next(i for i, c in enumerate(commands) if c["type"] == "check")
     flop_at = next(i for i, c in enumerate(commands) if c["type"] == "flop")
-    run(table, *commands[:first_decision])  # dealt by the server's shuffle
+    run(table, *commands[:first_decision], rng=random.Random(0))  # dealt by the server's shuffle
 
     game = state(table)
     board = TableGame.from_dict(game).round.pending_community
@@ -157,7 +148,7 @@ def test_before_the_flop_no_viewer_finds_a_flop_card_anywhere(viewers):
     assert 'id="cards-withheld"' in records[("compliance", "round 1 page")]
 
     # The decisions made, the dealer sends a flop that is not the dealt one.
-    run(table, *commands[first_decision:flop_at])
+    run(table, *commands[first_decision:flop_at], rng=random.Random(0))
     known = TableGame.from_dict(state(table)).round.known_cards()
     wrong = [c for c in DECK if c not in known][:3]
     outcome = command_execute(
@@ -174,7 +165,7 @@ def test_before_the_flop_no_viewer_finds_a_flop_card_anywhere(viewers):
     assert_none_shown(record_views(table, clients), secret(state(table), LIVE))
 
     # Settled: compliance (and supervisors) see every card of the round.
-    run(table, *commands[flop_at:])
+    run(table, *commands[flop_at:], rng=random.Random(0))
     every_card = {c.card for c in RoundCard.objects.filter(round__table=table)}
     deal = next(text for (_, where), text in admin_views(table).items() if "(deal)" in where)
     assert every_card <= cards_in(deal)  # the admin reads the deal's records whole again
@@ -195,7 +186,7 @@ def test_at_every_step_of_a_round_the_records_show_what_the_table_has_shown(view
     _, commands = a_round(procedure)
     readers = {who: clients[who] for who in ("supervisor", "compliance")}
     for command in commands:
-        run(table, command)
+        run(table, command, rng=random.Random(0))
         now = state(table)
         if now["round"] is None:
             continue  # no round yet, or settled (below)
@@ -223,7 +214,7 @@ def test_at_every_step_of_a_round_the_records_show_what_the_table_has_shown(view
 def test_a_voided_round_shows_every_card_and_a_round_the_state_does_not_judge_shows_none(viewers):
     table, clients = viewers
     _, commands = a_round("server")
-    run(table, *commands[: next(i for i, c in enumerate(commands) if c["type"] == "check")])
+    run(table, *commands[: next(i for i, c in enumerate(commands) if c["type"] == "check")], rng=random.Random(0))
     rnd = Round.objects.get(table=table)
     recorded = {c.card for c in RoundCard.objects.filter(round=rnd)}
 
