@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from cardroom import kernel_models
+from cardroom import kernel_models, statements
 
 # The order, stated once: a lock may follow one of its own rank or an earlier one.
 ORDER = ("tables.Table", "tables.Approval", "collections_fees.JackpotMeter")
@@ -91,7 +91,7 @@ def _lock(label: str, key, query):
 def table(pk: int):
     """The table row, locked until the transaction ends: every change at a table holds it."""
     model = kernel_models.model("Table")
-    return _lock("tables.Table", pk, lambda: model.objects.select_for_update(of=("self",)).get(pk=pk))
+    return _lock("tables.Table", pk, lambda: statements.row(model, lock=True, id=pk))
 
 
 def approval_table(approval_id: int):
@@ -108,4 +108,4 @@ def approval_table(approval_id: int):
 def meter(name: str):
     """A progressive jackpot meter's row, locked until the transaction ends (last)."""
     model = kernel_models.model("JackpotMeter")
-    return _lock("collections_fees.JackpotMeter", name, lambda: model.objects.select_for_update().get(name=name))
+    return _lock("collections_fees.JackpotMeter", name, lambda: statements.row(model, lock=True, name=name))

@@ -14,14 +14,14 @@ service read before it writes: the event is then inserted at once, and the round
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import date, datetime
 
 import psycopg
-from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Model, QuerySet, Subquery, sql
+from django.db.models import Model
 
-from cardroom import hashchain
+from cardroom import hashchain, statements
 from cardroom.gaming_day import calendar
 from collections_fees import jackpot
 from collections_fees.counts import box_in_force
@@ -50,13 +50,14 @@ class Writes:
     """A command's inserts and updates, queued and then sent together (`send`): one round
     trip to PostgreSQL instead of one per statement, through psycopg 3's pipeline mode.
 
-    Each statement is the one Django itself would run (compiled from the model by its
-    own insert and update queries), less the RETURNING of ids nobody reads, so every row
-    is written as `bulk_create` or `update` writes it, and the database's triggers and
-    constraints see the same statements in the same order. A read, or a write that needs
-    the database's answer, made while statements are queued, must `send` them first.
-    Inside the command's transaction only: an error in any statement raises from `send`
-    (as Django's error), and the transaction is rolled back as for any other."""
+    Each statement is fixed SQL built once per process and prepared once per connection
+    (cardroom/statements.py): the same rows Django's own bulk insert and update write, the
+    values prepared by the model's fields, without compiling a query for every command.
+    The database's triggers and constraints see the statements in the order they were
+    queued. A read, or a write that needs the database's answer, made while statements
+    are queued, must `send` them first. Inside the command's transaction only: an error
+    in any statement raises from `send` (as Django's error), and the transaction is
+    rolled back as for any other."""
 
     def __init__(self):
         self._statements: list[tuple[str, tuple]] = []
@@ -67,38 +68,40 @@ class Writes:
         if not objs:
             return
         assert all(obj.pk is None for obj in objs), "Writes.insert takes new rows; their ids are the sequence's"
-        fields = [f for f in model._meta.local_concrete_fields if not f.primary_key and not f.generated]
-        query = sql.InsertQuery(model)
-        query.insert_values(fields, objs)
-        self._statements.extend(query.get_compiler(connection=connection).as_sql())
+        self._statements.append(statements.insert(model, objs))
 
-    def update(self, rows: QuerySet, **values) -> None:
-        """`rows.update(**values)`, queued."""
-        query = rows.query.chain(sql.UpdateQuery)
-        query.add_update_values(values)
-        try:
-            self._statements.append(query.get_compiler(connection=connection).as_sql())
-        except EmptyResultSet:
-            pass  # rows that match nothing by construction (`in []`): nothing to send
+    def insert_now(self, obj: Model) -> None:
+        """Insert one new row at once (what is queued first), its id set from the database."""
+        self.send()
+        sql, params = statements.insert(type(obj), [obj], returning=True)
+        cursor = statements.cursor()
+        cursor.execute(sql, params)
+        (obj.pk,) = cursor.fetchone()
+        obj._state.adding = False
+
+    def update(self, model: type[Model], where: dict, **values) -> None:
+        """`model.objects.filter(**where).update(**values)`, queued; `where` names fields
+        equal to a value (null where the value is None)."""
+        self._statements.append(statements.update(model, where, values))
 
     def send(self) -> None:
-        statements, self._statements = self._statements, []
-        if not statements:
+        queued, self._statements = self._statements, []
+        if not queued:
             return
         assert connection.in_atomic_block, "a command's writes are sent inside its transaction"
-        with connection.cursor() as cursor:
-            if len(statements) == 1 or not psycopg.Pipeline.is_supported():
-                # One statement needs no pipeline; nor can a libpq older than 14 (psycopg
-                # built against the system's): then one round trip each, as before.
-                for statement, params in statements:
-                    cursor.execute(statement, params)
-                return
-            # Django's cursor (its query log and execute wrappers see every statement) on
-            # the connection in pipeline mode: each execute is queued, and the pipeline's
-            # end sends them all and waits once. A failed statement raises there.
-            with connection.wrap_database_errors, connection.connection.pipeline():
-                for statement, params in statements:
-                    cursor.execute(statement, params)
+        cursor = statements.cursor()
+        if len(queued) == 1 or not psycopg.Pipeline.is_supported():
+            # One statement needs no pipeline; nor can a libpq older than 14 (psycopg
+            # built against the system's): then one round trip each, as before.
+            for statement, params in queued:
+                cursor.execute(statement, params)
+            return
+        # A Django cursor wrapper (its query log and execute wrappers see every statement)
+        # on the connection in pipeline mode: each execute is queued, and the pipeline's
+        # end sends them all and waits once. A failed statement raises there.
+        with connection.wrap_database_errors, connection.connection.pipeline():
+            for statement, params in queued:
+                cursor.execute(statement, params)
 
 
 @dataclass
@@ -117,18 +120,26 @@ class _Ledger:
         it): what is queued is sent first, so the read sees this command's writes."""
         if self.current is None or self.current.number != number:
             self.writes.send()
-            self.current = Round.objects.get(table=self.table, number=number)
+            self.current = statements.row(Round, table_id=self.table.pk, number=number)
         return self.current
 
-    def rounds(self, number: int) -> QuerySet:
-        return Round.objects.filter(table=self.table, number=number)
+    def rounds(self, number: int) -> dict:
+        """The round's row, for an update: by table and number (unique)."""
+        return {"table_id": self.table.pk, "number": number}
 
     def round_id(self, number: int):
         """The round's id for a row that names it: its id when already read, else a
         sub-select by table and number (unique), evaluated by the statement itself."""
         if self.current is not None and self.current.number == number:
             return self.current.pk
-        return Subquery(self.rounds(number).values("pk"))
+        return statements.SubSelect(_round_id_sql(), (self.table.pk, number))
+
+
+@lru_cache(maxsize=1)
+def _round_id_sql() -> str:
+    qn = connection.ops.quote_name
+    table, number = Round._meta.get_field("table").column, Round._meta.get_field("number").column
+    return f"(SELECT {qn('id')} FROM {qn(Round._meta.db_table)} WHERE {qn(table)} = %s AND {qn(number)} = %s)"
 
 
 def _names_the_event(records: list[r.Record]) -> bool:
@@ -149,7 +160,7 @@ def write(
     """The event and the ledger rows of its records, queued on `writes` (some written at
     once: see the module's docstring); the caller queues its own and sends them."""
     if _names_the_event(records):
-        event.save(force_insert=True)  # its id is needed now
+        writes.insert_now(event)  # its id is needed now
     else:
         writes.insert(TableEvent, [event])
     rotation = [rec for rec in records if isinstance(rec, r.RotationEntry)]
@@ -210,7 +221,7 @@ def _seated(rec: r.Seated, ledger: _Ledger):
 
 def _left(rec: r.Left, ledger: _Ledger):
     ledger.writes.update(
-        SeatOccupancy.objects.filter(table=ledger.table, seat=rec.seat, left_at__isnull=True),
+        SeatOccupancy, {"table_id": ledger.table.pk, "seat": rec.seat, "left_at": None},
         left_at=ledger.stamp.now, left_seq=ledger.event.seq,
     )
 
@@ -239,7 +250,7 @@ def _bets_closed(rec: r.BetsClosed, ledger: _Ledger):
     if rec.fees:
         ledger.round(rec.round)  # the fee lines hash its id and take its fee schedule
     round_id = ledger.round_id(rec.round)
-    ledger.writes.update(ledger.rounds(rec.round), deck=rec.deck, street="preflop")
+    ledger.writes.update(Round, ledger.rounds(rec.round), deck=rec.deck, street="preflop")
     # The wagers the player-dealer banks; a progressive wager is a jackpot contribution,
     # recorded in its meter's ledger (_jackpot), never as a wager.
     ledger.writes.insert(Wager, (
@@ -288,7 +299,7 @@ def _cards(rec: r.CardsDealt, ledger: _Ledger):
 
 
 def _street(rec: r.StreetReached, ledger: _Ledger):
-    ledger.writes.update(ledger.rounds(rec.round), street=rec.street)
+    ledger.writes.update(Round, ledger.rounds(rec.round), street=rec.street)
 
 
 def _decided(rec: r.Decided, ledger: _Ledger):
@@ -356,7 +367,7 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
     ))
     _refunds(rec.round, rec.fee_refunds, ledger, reason="bank_could_not_act")
     ledger.writes.update(
-        ledger.rounds(rec.round),
+        Round, ledger.rounds(rec.round),
         status="settled",
         street="settled",
         closed_at=ledger.stamp.now,
@@ -371,7 +382,7 @@ def _settled(rec: r.RoundSettled, ledger: _Ledger):
 def _voided(rec: r.RoundVoided, ledger: _Ledger):
     _refunds(rec.round, rec.fee_refunds, ledger, reason="round_voided")
     ledger.writes.update(
-        ledger.rounds(rec.round),
+        Round, ledger.rounds(rec.round),
         status="voided", closed_at=ledger.stamp.now, void_reason=rec.reason, void_approved_by=rec.approved_by,
     )
 

@@ -257,7 +257,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
         detail={"seq": event.seq, "command": command},
     ), table)
-    writes.update(Table.objects.filter(pk=table.pk), **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
+    writes.update(Table, {"id": table.pk}, **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
     writes.insert(AuditEntry, [audit])
     writes.send()
     if command["type"] == "confirm_award":

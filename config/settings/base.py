@@ -157,6 +157,13 @@ else:
         )
     }
     DATABASES["default"].update(CONN_MAX_AGE=CARDROOM_DB_CONN_MAX_AGE, CONN_HEALTH_CHECKS=True)
+# The command path's fixed statements (cardroom/statements.py) are prepared once per
+# connection: psycopg prepares only when the connection's threshold is set (Django sets
+# None), and only that module's server-binding cursor asks (prepare=True); Django's own
+# cursors bind on the client and never prepare. CARDROOM_DB_PREPARE=0 turns it off, for a
+# transaction-pooling proxy that cannot keep a connection's prepared statements.
+if os.environ.get("CARDROOM_DB_PREPARE", "1") != "0":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 1_000_000)
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     # The append-only triggers, COPY exports and row locks are PostgreSQL's.
     raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgresql://...)")
