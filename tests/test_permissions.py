@@ -66,6 +66,8 @@ MATRIX = {
     "staff/tables/<int:table_id>/<slug:section>/": ("post", SUPERVISOR_ONLY),
     "staff/tables/<int:table_id>/retire": ("post", SUPERVISOR_ONLY),
     "staff/tables/<int:table_id>/first-configuration": ("post", SUPERVISOR_ONLY),
+    # What the configuration costs per round (issue 38 item 4), beside the setup: supervisors only.
+    "staff/tables/<int:table_id>/expected": ("get", SUPERVISOR_ONLY),
     "favicon.ico": ("get", EVERYONE),
     # The waitlist (issue 26): the floor keeps it; the lobby board is public and names nobody.
     "floor/waitlist/": ("get", SUPERVISOR_ONLY),

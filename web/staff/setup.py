@@ -14,10 +14,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from cardroom.access import Actor, page_for
-from web.staff.setup_forms import SECTIONS, TableCreateForm
+from web.staff.setup_forms import SECTIONS, ExpectedWagersForm, TableCreateForm
+from web.tables.ui_text import POSTED_TEXT
 from collections_fees.counts import boxes_now
 from collections_fees.models import JackpotMeter
+from rounds.engine.config import TableConfig as EngineConfig
 from rounds.engine.errors import CommandError
+from rounds.game_math import (
+    WagerError,
+    bad_beat_distribution,
+    edges_text,
+    game_math_data,
+    money,
+    table_math,
+    wagers_for,
+    wagers_text,
+)
 from tables.approvals import approval_request, first_configuration_request
 from tables.models import Approval, Table, TableStatusChange
 from tables.lifecycle import table_create, table_retire
@@ -159,3 +171,42 @@ def table_retirement(request, table_id: int):
         return redirect("table-setup", table_id=table.pk)
     messages.success(request, f"{table.name} retired: it stays in the compliance records and leaves the floor.")
     return redirect("table-list")
+
+
+@page_for("supervisor")
+def table_game_math(request, table_id: int):
+    """What the table's configuration in force costs per round (rounds/game_math.py): the
+    player-dealer's expected result against 1 to seats - 1 players, and each player's
+    expected cost, collection fees included, for the wagers asked (the Ante at the
+    table's minimum when none is given)."""
+    table = get_object_or_404(Table, pk=table_id)
+    config = EngineConfig.from_config(table.state["config"])
+    form = ExpectedWagersForm(request.GET or None)
+    figures, wagers, refusal = None, None, None
+    if form.is_bound and not form.is_valid():
+        refusal = "Amounts are dollars and cents."
+    else:
+        try:
+            wagers = wagers_for(config, **(form.wagers() if form.is_bound else {}))
+            figures = table_math(config, wagers)
+        except WagerError as err:
+            refusal = str(err)
+    schedule = config.fee_schedule
+    rows = [{
+        "players": row.players,
+        "pd_result": money(row.pd_result), "pd_from_players": money(row.pd_from_players),
+        "pd_fee": money(row.pd_fee), "pd_loses": row.pd_result < 0,
+        "player_cost": money(row.player_cost), "player_to_bank": money(row.player_to_bank),
+        "player_fee": money(row.player_fee),
+    } for row in (figures.rows if figures else ())]
+    return render(request, "staff/table_game_math.html", {
+        "table": table, "config": config, "form": form, "refusal": refusal, "rows": rows,
+        "wagers": wagers_text(wagers) if wagers else None,
+        "edges": edges_text(figures.edges, wagers) if figures else [],
+        "fees": None if schedule is None else {
+            "payers": POSTED_TEXT[schedule.payers], "player_basis": POSTED_TEXT[schedule.player_basis],
+            "pd_basis": POSTED_TEXT[schedule.pd_basis],
+        },
+        "provenance": bad_beat_distribution()["provenance"],
+        "base_source": game_math_data()["base_game"]["source"],
+    })

@@ -316,3 +316,18 @@ class BacklineForm(SetupForm):
 # In the order the setup page shows them.
 SECTIONS = {form.section: form for form in (SeatsForm, PaytableForm, LimitsForm, BanksForm, FeesForm, SideBetsForm,
                                             BacklineForm, RotationForm)}
+
+
+class ExpectedWagersForm(forms.Form):
+    """What each player bets, for the table's expected results (amounts in dollars; an
+    empty Ante is the table's minimum). Not a change of the configuration: a GET."""
+
+    ante = money("Ante (and an equal Blind)")
+    trips = money("Trips")
+    bad_beat = money("Bad Beat")
+    pairs = money("Pairs")
+
+    def wagers(self) -> dict:
+        """The asked wagers in cents, as rounds.game_math.wagers_for takes them."""
+        data = self.cleaned_data
+        return {"ante": _cents(data["ante"]), **{k: _cents(data[k]) or 0 for k in ("trips", "bad_beat", "pairs")}}

@@ -12,6 +12,7 @@ urlpatterns = [
     path("staff/tables/", setup.table_list, name="table-list"),
     path("staff/tables/<int:table_id>/", setup.table_setup, name="table-setup"),
     path("staff/tables/<int:table_id>/retire", setup.table_retirement, name="table-retire"),
+    path("staff/tables/<int:table_id>/expected", setup.table_game_math, name="table-game-math"),
     path("staff/tables/<int:table_id>/first-configuration", setup.table_first_configuration,
          name="table-first-configuration"),
     path("staff/tables/<int:table_id>/<slug:section>/", setup.table_setup, name="table-setup-section"),
