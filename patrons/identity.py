@@ -419,16 +419,19 @@ def state_imports_in_force() -> list[int]:
     return ids
 
 
-def entries_in_force():
+def entries_in_force(imports: list[int] | None = None):
     """The house's list (less the entries whose removal a second person confirmed) and
-    the state's imports in force (state_imports_in_force)."""
+    the state's imports in force (`imports`, read by state_imports_in_force when None: a
+    caller asking several questions of the lists in one check reads them once)."""
     taken_off = ExclusionRemovalDecision.objects.filter(removal__entry=OuterRef("pk"), outcome="confirmed")
+    in_force = state_imports_in_force() if imports is None else imports
     return ExclusionEntry.objects.alias(taken_off=Exists(taken_off)).filter(
-        Q(source="state", list_import__in=state_imports_in_force()) | Q(source="house", taken_off=False)
+        Q(source="state", list_import__in=in_force) | Q(source="house", taken_off=False)
     )
 
 
-def listed_entry(player: str, patron: Patron | None, *, also: list[Patron] | None = None) -> ExclusionEntry | None:
+def listed_entry(player: str, patron: Patron | None, *, also: list[Patron] | None = None,
+                 imports: list[int] | None = None) -> ExclusionEntry | None:
     """The list entry that names this seat's id or patron, if any: the patron itself (the
     house's list), their legal name (with the date of birth when both carry one), their
     id number, or the seat's id read as a name or number; compared as written and folded.
@@ -446,10 +449,10 @@ def listed_entry(player: str, patron: Patron | None, *, also: list[Patron] | Non
         texts += [person.number, person.card]
     for text in filter(None, texts):
         match |= _matches("name", text) | _matches("number", text)
-    return entries_in_force().filter(match).order_by("id").first()
+    return entries_in_force(imports).filter(match).order_by("id").first()
 
 
-def near_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
+def near_entry(player: str, patron: Patron | None, *, imports: list[int] | None = None) -> ExclusionEntry | None:
     """A list entry in force whose name is near the seat's id or the patron's legal name
     (patrons/folding.py `near_name`): never a number (a seat id with a digit is a number,
     and P-1001 is not P-1002), and never a person born on another day than the entry
@@ -464,7 +467,7 @@ def near_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
     shares = Q()
     for word in words:
         shares |= Q(name_fold__contains=word)
-    for entry in entries_in_force().filter(shares).exclude(name="").order_by("id"):
+    for entry in entries_in_force(imports).filter(shares).exclude(name="").order_by("id"):
         if patron is not None and patron.date_of_birth and entry.date_of_birth and patron.date_of_birth != entry.date_of_birth:
             continue
         if any(near_name(text, entry.name) for text in texts):
@@ -472,13 +475,13 @@ def near_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
     return None
 
 
-def _confirmed_entry(player: str, patron: Patron | None) -> ExclusionEntry | None:
+def _confirmed_entry(player: str, patron: Patron | None, *, imports: list[int] | None = None) -> ExclusionEntry | None:
     """The entry a supervisor confirmed this seat id (folded) or this patron to be."""
     who = Q(review__player_fold=fold_name(player))
     if patron is not None:
         who |= Q(review__patron=patron)
     decided = (
-        ExclusionReviewDecision.objects.filter(who, decision="confirmed", review__entry__in=entries_in_force())
+        ExclusionReviewDecision.objects.filter(who, decision="confirmed", review__entry__in=entries_in_force(imports))
         .select_related("review__entry").order_by("id").first()
     )
     return decided.review.entry if decided else None
@@ -494,7 +497,9 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
     `seat`: the caller's SeatIdentity of `player`, when it has one (one query fewer)."""
     seat = seat or SeatIdentity(player)
     patron = seat.patron
-    entry = listed_entry(player, patron, also=seat.candidates) or _confirmed_entry(player, patron)
+    imports = state_imports_in_force()  # read once for the three questions below
+    entry = (listed_entry(player, patron, also=seat.candidates, imports=imports)
+             or _confirmed_entry(player, patron, imports=imports))
     if entry is not None:
         now = timezone.now()  # read only for a row written: a command's clock is its own
         hit = ExclusionHit(
@@ -504,7 +509,7 @@ def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, am
         hit.seal()
         hit.save(force_insert=True)
         raise PatronError("self_excluded", DISCREET_MESSAGE)
-    near = near_entry(player, patron)
+    near = near_entry(player, patron, imports=imports)
     if near is None:
         return
     typed = printed(player)[:64]
