@@ -185,7 +185,8 @@ def test_under_root_a_wheel_in_a_private_folder_is_copied_where_the_server_user_
 def test_the_suites_cluster_asks_for_passwords_too_and_exports_the_app_roles(settings):
     from tests.plugins import services
 
-    if services._services is None or services._services.postgres is None:
+    cluster = services.suite_cluster()
+    if cluster is None:
         pytest.skip("the suite runs on a DATABASE_URL of its own, not the throwaway cluster")
     db = settings.DATABASES["default"]
     params = {"host": db["HOST"], "port": db["PORT"], "user": db["USER"], "dbname": "postgres"}
@@ -193,7 +194,6 @@ def test_the_suites_cluster_asks_for_passwords_too_and_exports_the_app_roles(set
         psycopg.connect(**params)
     with psycopg.connect(**params, password=db["PASSWORD"]) as conn:
         assert conn.execute("SELECT DISTINCT auth_method FROM pg_hba_file_rules").fetchall() == [("scram-sha-256",)]
-    cluster = services._services.postgres.cluster
     assert os.environ["CARDROOM_APP_DB_PASSWORD"] == cluster.password(localdb.APP_ROLE)
     assert settings.CARDROOM_APP_DB_PASSWORD == os.environ["CARDROOM_APP_DB_PASSWORD"]
     assert stat.S_IMODE(cluster.run_dir.stat().st_mode) & 0o077 == 0

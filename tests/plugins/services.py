@@ -257,7 +257,9 @@ class Services:
                 self.postgres.stop()
                 raise
             os.environ["DATABASE_URL"] = db_url
-            self.exported.append("DATABASE_URL")
+            # Where it lives, for the xdist workers' suite_cluster().
+            os.environ["CARDROOM_TEST_CLUSTER_DIR"] = self.postgres.tmp
+            self.exported += ["DATABASE_URL", "CARDROOM_TEST_CLUSTER_DIR"]
             if not os.environ.get("CARDROOM_APP_DB_PASSWORD"):
                 os.environ["CARDROOM_APP_DB_PASSWORD"] = self.postgres.cluster.password(localdb.APP_ROLE)
                 self.exported.append("CARDROOM_APP_DB_PASSWORD")
@@ -372,6 +374,20 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         services.stop()
         raise
     _services = services
+
+
+def suite_cluster() -> localdb.Cluster | None:
+    """The throwaway cluster this run started: this process's, or in an xdist worker the
+    controller's (from the folder it exported); None when the run uses a DATABASE_URL of
+    its own."""
+    if _services is not None and _services.postgres is not None:
+        return _services.postgres.cluster
+    folder = os.environ.get("CARDROOM_TEST_CLUSTER_DIR")
+    if not folder:
+        return None
+    tmp = Path(folder)
+    return localdb.Cluster(data=tmp / "data", run_dir=tmp, log=tmp / "postgres.log", conf=PG_CONF,
+                           user=localdb.service_user())
 
 
 def apart_from_the_other_workers() -> None:
