@@ -854,8 +854,11 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
 
     # Baselines at the same rate: the echo on the same server(s), the raw transaction.
     echo_rec, start = Record(), time.monotonic() + 0.05
+    echo_cpu = cpu_seconds(ctx.daphnes.pids)
     await asyncio.gather(*(poisson(lambda e=e: e.round_trip(echo_rec), rate / len(ctx.echoes), start, start + args.baseline_seconds, rng, echo_rec)
                            for e in ctx.echoes))
+    # Daphne's CPU per echoed message, the floor under a command's own cost on this server.
+    echo_cpu_ms = (cpu_seconds(ctx.daphnes.pids) - echo_cpu) * 1000 / max(1, len(echo_rec.taps))
     raw = await raw_transactions(ctx.dsn, processes, tables, rate, args.baseline_seconds, ctx.raw_state, rng)
 
     await ask(ctx.screens, ("mark",))
@@ -898,7 +901,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         "error_samples": errors[:5], "achieved_rate": rec.sent / args.seconds, "drain_s": drained,
         "late_p99_ms": pct(rec.late, 0.99), "tap_ms": tap, "event_ms": events, "floor_ms": floorq, "floor_missing": missing,
         "delivery_pct": delivered, "stale_pairs": stale, "floor_messages": floor["messages"],
-        "floor_kib": floor["bytes"] / 1024, "echo_ms": echo, "raw_ms": rawq,
+        "floor_kib": floor["bytes"] / 1024, "echo_ms": echo, "echo_cpu_ms_per_message": echo_cpu_ms, "raw_ms": rawq,
         "tap_p99_over_echo_p99": tap["p99"] / echo["p99"] if echo["p99"] else float("nan"),
         "tap_p50_over_raw_p50": tap["p50"] / rawq["p50"] if rawq["p50"] else float("nan"),
         "cpu_ms_per_command": {k: v * 1000 / per_command for k, v in cpu.items()},
@@ -920,7 +923,8 @@ def print_scenario(r: dict) -> None:
     print(f"    answer -> event  p50 {v['p50']:7.1f}  p95 {v['p95']:7.1f}  p99 {v['p99']:7.1f} ms   "
           f"(the table's event at the answered version, on the tablet; lost after {EVENT_TIMEOUT} s: {r['lost_events']})")
     print(f"    echo (baseline)  p50 {e['p50']:7.1f}  p95 {e['p95']:7.1f}  p99 {e['p99']:7.1f} ms   "
-          f"raw txn ({r['processes']} conn) p50 {w['p50']:.1f}  p99 {w['p99']:.1f} ms")
+          f"raw txn ({r['processes']} conn) p50 {w['p50']:.1f}  p99 {w['p99']:.1f} ms; "
+          f"daphne CPU per echo {r['echo_cpu_ms_per_message']:.2f} ms")
     print(f"    cmd -> floor row p50 {f['p50']:7.1f}  p95 {f['p95']:7.1f}  p99 {f['p99']:7.1f} ms   "
           f"delivery {r['delivery_pct']:.1f} % ({r['stale_pairs']} stale screen-table pairs, {r['floor_missing']} answers never on every screen); "
           f"{r['floor_messages']} floor messages, {r['floor_kib'] / 1024:.1f} MiB")

@@ -60,6 +60,8 @@ def test_a_tiny_run_reports_every_figure_and_delivers_the_whole_floor(tmp_path, 
     assert result["cpu_ms_per_command"]["daphne"] > 0 and result["cpu_ms_per_command"]["postgres"] > 0
     assert len(result["daphne_rss_mib"]) == 1 and result["daphne_rss_mib"][0] > 10
     assert result["tap_p99_over_echo_p99"] > 0 and result["tap_p50_over_raw_p50"] > 0
+    # The echo's CPU per message beside the command's (a tiny run may round it to 0).
+    assert result["echo_cpu_ms_per_message"] >= 0 and "daphne CPU per echo" in run.stdout
     assert set(result["targets"]) >= {"100 % delivery", "no errors"}
     assert set(report["idle_cpu_per_s"]["1"]) == {"daphne", "postgres", "redis"}
     assert "tap -> answer" in run.stdout and "summary" in run.stdout
