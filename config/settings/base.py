@@ -291,7 +291,11 @@ DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 # --- Compliance: the business calendar (cardroom/gaming_day.py) ---------------------
 CARDROOM_GAMING_DAY_START = os.environ.get("CARDROOM_GAMING_DAY_START", "06:00")
-CARDROOM_SHIFTS = [("day", "06:00"), ("swing", "14:00"), ("grave", "22:00")]
+# The shifts, in order from the gaming day's start: "name=HH:MM,..." (CARDROOM_SHIFTS).
+CARDROOM_SHIFTS = [
+    tuple(part.split("=", 1))
+    for part in os.environ.get("CARDROOM_SHIFTS", "day=06:00,swing=14:00,grave=22:00").split(",")
+]
 
 # --- Compliance: the count (collections_fees/counts.py) --------------------------------
 # A box whose variance (counted - expected, either way) is above EXPLAIN needs a signed

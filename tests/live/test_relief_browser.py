@@ -15,7 +15,7 @@ from tables.services import command_execute
 from tests.boxes import place_boxes
 from tests.engine.helpers import seated_with_pd
 
-from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
+from .test_browser import ARTIFACTS, Daphne, browsers, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
 from .test_screens import SIZES, overflow, too_wide
 
@@ -31,7 +31,19 @@ def person(name, role):
 
 
 @pytest.fixture
-def table(transactional_db):
+def daphne(transactional_db, redis_url, settings, shift_around_now):
+    """The served app on this test's calendar: a plan's next push must fall inside the
+    shift running now, whatever the hour the suite runs at (shift_around_now)."""
+    server = Daphne(redis_url)
+    server.env["CARDROOM_GAMING_DAY_START"] = settings.CARDROOM_GAMING_DAY_START
+    server.env["CARDROOM_SHIFTS"] = ",".join(f"{name}={start}" for name, start in settings.CARDROOM_SHIFTS)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def table(transactional_db, shift_around_now):
     sam = person("sam", "supervisor")
     # Listed in rotation order by name: Bea's first push is to UTH-1, Dan's to a break.
     dan, _bea = person("dan", "dealer"), person("bea", "dealer")
