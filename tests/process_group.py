@@ -57,3 +57,14 @@ def sigint_ignored(pid: int) -> bool:
     with open(f"/proc/{pid}/status") as status:
         mask = next(int(line.split()[1], 16) for line in status if line.startswith("SigIgn:"))
     return bool(mask & (1 << (signal.SIGINT - 1)))
+
+
+def read_output(log) -> str:
+    """All a child has written so far to `log`, the file passed as its stdout.
+
+    Read through a descriptor of its own (`/proc/self/fd/N` opens the file afresh): the child
+    shares `log`'s file offset, so a `log.seek(0)` here could land between two of the child's
+    writes and the next one would overwrite the start of the file (a server's first line
+    lost to a migration's output, seen once in CI)."""
+    with open(f"/proc/self/fd/{log.fileno()}", encoding="utf-8", errors="replace") as fresh:
+        return fresh.read()

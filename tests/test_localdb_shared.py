@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.plugins.services import _free_port
+from tests.process_group import read_output
 
 pytestmark = pytest.mark.slow
 
@@ -65,8 +66,7 @@ class Proc:
         )
 
     def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
+        return read_output(self.log)
 
     def wait_for(self, text: str, seconds: float = 120) -> None:
         deadline = time.monotonic() + seconds

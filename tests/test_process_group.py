@@ -75,3 +75,20 @@ def _alive(pid: int) -> bool:
             return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
     except FileNotFoundError:
         return False
+
+
+def test_reading_a_childs_output_while_it_writes_never_overwrites_a_line():
+    """A test polls a server's log while the server writes it (tests/process_group.py
+    `read_output`): every line the child wrote is there whole, the first one included."""
+    import tempfile
+
+    from tests.process_group import read_output
+
+    lines = 3000
+    writer = f"import sys\nfor n in range({lines}): print(f'line {{n:05d}} of the child', flush=True)"
+    with tempfile.TemporaryFile("w+") as log:
+        child = subprocess.Popen([sys.executable, "-c", writer], stdout=log, stderr=subprocess.STDOUT)
+        while child.poll() is None:
+            read_output(log)  # the parent's reads, racing the child's writes
+        assert child.wait() == 0
+        assert read_output(log).splitlines() == [f"line {n:05d} of the child" for n in range(lines)]

@@ -24,6 +24,7 @@ from rounds.models import Decision, Round, SettlementLine
 from tests.engine.helpers import FEES
 from tests.db_access import app_role_database_url, as_owner
 from tests.plugins.services import _free_port
+from tests.process_group import read_output
 
 from .conftest import assign_dealer, make_table, run, wait_until_serving
 
@@ -65,8 +66,7 @@ class Daphne:
         wait_until_serving(self.url, self.process, 30, self.output)
 
     def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
+        return read_output(self.log)
 
     def stop(self):
         if self.process and self.process.poll() is None:

@@ -37,6 +37,7 @@ from tables.relief import relief_plan_make
 from tests.db_access import app_role_database_url
 from tests.plugins import nginx
 from tests.plugins.services import _free_port
+from tests.process_group import read_output
 
 from .conftest import make_table, wait_until_serving
 from .test_production_served import Browser
@@ -123,8 +124,7 @@ def behind_nginx(transactional_db, redis_url, shift_around_now):
                               start_new_session=True)
 
     def output():
-        log.seek(0)
-        return log.read()
+        return read_output(log)
 
     try:
         wait_until_serving(f"http://127.0.0.1:{port}", daphne, 30, output)

@@ -22,7 +22,7 @@ import pytest
 
 from cardroom import localdb
 from tests.plugins.services import _free_port
-from tests.process_group import start_group, stop_group
+from tests.process_group import read_output, start_group, stop_group
 
 from .conftest import wait_until_serving
 from .test_browser import ARTIFACTS, CHROMIUM, FLAGS, ROOT, expect, playwright
@@ -58,8 +58,7 @@ class ReadmeRun:
         wait_until_serving(self.url, self.process, START_SECONDS, self.output)
 
     def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
+        return read_output(self.log)
 
     def ctrl_c(self) -> signal.Signals | None:
         """What a terminal's Ctrl-C does: SIGINT to the whole foreground process group; then

@@ -29,6 +29,7 @@ from websockets.exceptions import InvalidHandshake
 from tests.db_access import app_role_database_url
 from tests.plugins import nginx
 from tests.plugins.services import _free_port
+from tests.process_group import read_output
 
 from .conftest import make_table, run, wait_until_serving
 from .test_production_served import Browser
@@ -56,8 +57,7 @@ class Replica:
         )
 
     def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
+        return read_output(self.log)
 
     def sockets(self) -> int:
         """Connections this process holds on its port (nginx's side of each socket)."""
