@@ -50,9 +50,10 @@ def run(rounds: int, summary: str) -> None:
     from django.core.management import call_command
     from django.db import connection
 
+    from benchmarks import stages
+    from tables import services
     from tables.events import publisher
     from tables.lifecycle import table_create
-    from tables.services import command_execute
     from tests.engine.helpers import dealt_round, seated_with_pd
 
     print(summary)
@@ -63,6 +64,22 @@ def run(rounds: int, summary: str) -> None:
         def place_boxes(table):
             return None
 
+    tables = iter(range(10**6))
+
+    def play(count: int, each) -> int:
+        """`count` rounds, one table each: seated, the bank taken, one round dealt from a
+        stated deck; `each(kind, execute)` runs each command. The commands played."""
+        played = 0
+        for _ in range(count):
+            table = table_create(name=f"Bench {next(tables)}", config={"seats": 6}, created_by="bench")
+            place_boxes(table)
+            for command in seated_with_pd([1, 2, 3, 4], pd=1) + dealt_round([2, 3, 4]):
+                outcome = each(command["type"], lambda: services.command_execute(table_id=table.pk, command=command, actor="bench"))
+                assert outcome.ok, (command, outcome.result)
+                played += 1
+        publisher.drain()
+        return played
+
     calls, statements, seen = defaultdict(int), defaultdict(int), defaultdict(int)
     current = [""]
 
@@ -70,34 +87,38 @@ def run(rounds: int, summary: str) -> None:
         statements[current[0]] += 1
         return execute(sql, params, many, context)
 
-    # One table a round: seated, the bank taken, one round dealt from a stated deck. The
-    # first table warms the process up (imports, compiled queries) and is not counted.
-    sent = accepted = 0
-    for number in range(rounds + 1):
-        table = table_create(name=f"Bench {number}", config={"seats": 6}, created_by="bench")
-        place_boxes(table)
-        counted = number > 0
-        with connection.execute_wrapper(count_statement):
-            for command in seated_with_pd([1, 2, 3, 4], pd=1) + dealt_round([2, 3, 4]):
-                kind = command["type"]
-                current[0] = kind if counted else ""
-                profile = cProfile.Profile()
-                profile.enable()
-                outcome = command_execute(table_id=table.pk, command=command, actor="bench")
-                profile.disable()
-                assert outcome.ok, (command, outcome.result)
-                if counted:
-                    sent += 1
-                    accepted += 1
-                    calls[kind] += pstats.Stats(profile).total_calls
-                    seen[kind] += 1
-    publisher.drain()
+    def profiled(kind, execute):
+        current[0] = kind
+        profile = cProfile.Profile()
+        profile.enable()
+        outcome = execute()
+        profile.disable()
+        current[0] = ""  # the next table's creation is not a command's
+        calls[kind] += pstats.Stats(profile).total_calls
+        seen[kind] += 1
+        return outcome
+
+    # The first round warms the process up (imports, compiled queries) and is not counted.
+    play(1, lambda kind, execute: execute())
+    with connection.execute_wrapper(count_statement):
+        accepted = play(rounds, profiled)
     total_calls, total_statements = sum(calls.values()), sum(statements[k] for k in seen)
     print(f"{accepted} commands counted ({rounds} rounds at {rounds} tables, after one round to warm up)")
     print(f"{'command':<14}{'count':>7}{'calls/command':>16}{'SQL/command':>14}")
     for kind in sorted(seen, key=lambda k: -calls[k] / seen[k]):
         print(f"{kind:<14}{seen[kind]:>7}{calls[kind] / seen[kind]:>16.0f}{statements[kind] / seen[kind]:>14.1f}")
     print(f"{'all':<14}{accepted:>7}{total_calls / accepted:>16.0f}{total_statements / accepted:>14.1f}")
+
+    # The same rounds again, each stage's share (benchmarks/stages.py): first in calls (a
+    # count, as above; the floor's rows are read by the publisher's thread, counted too),
+    # then in CPU, which moves with the machine's load.
+    print("by stage (each charged what it runs less the stages it calls; 'service' is the rest of command_execute):")
+    for meter, unit, scale, digits in (("calls", "calls/command", 1.0, 0), ("cpu", "ms CPU/command", 1000.0, 3)):
+        stages.install(meter)
+        played = play(rounds, lambda kind, execute: execute())
+        figures = stages.per_command({}, stages.totals(), played, scale)
+        stages.stop()
+        print(f"  {stages.line(figures, unit, digits)}")
 
 
 if __name__ == "__main__":

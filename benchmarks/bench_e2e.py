@@ -71,6 +71,8 @@ import psutil
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from benchmarks import stages
+
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 FLOOR_TABLES, TYPICAL, PEAK = 250, 52.0, 167.0  # the issue's cardroom: commands/s across 250 tables
@@ -78,11 +80,15 @@ TAP_P99_MS, TAP_OVER_ECHO, FLOOR_P99_MS = 25.0, 10.0, 300.0
 LOOSE_TAP_P99_MS = 250.0  # the black-box harness's knee: tap p99 <= 250 ms with 100 % delivery
 HEARTBEAT = 20  # seconds, as the tablet page (tables.presence.HEARTBEAT)
 EVENT_TIMEOUT = 10  # seconds after its answer a command's table event counts as lost
-# Daphne with PR_SET_PDEATHSIG: it gets SIGTERM if this process dies without stopping it.
+# Daphne with PR_SET_PDEATHSIG: it gets SIGTERM if this process dies without stopping it,
+# and the command path's stages timed in CPU (benchmarks/stages.py, BENCH_STAGES_FILE).
 DAPHNE = (
     "import ctypes, signal\n"
     "try: ctypes.CDLL(None).prctl(1, signal.SIGTERM)\n"
     "except Exception: pass\n"
+    "import config.asgi\n"
+    "from benchmarks import stages\n"
+    "stages.install_from_env()\n"
     "from daphne.cli import CommandLineInterface\n"
     "CommandLineInterface.entrypoint()\n"
 )
@@ -841,6 +847,18 @@ async def delivery(ctx: Context) -> tuple[float, int]:
         await asyncio.sleep(0.25)
 
 
+async def daphne_stages(ctx: Context) -> dict[str, float]:
+    """The Daphne processes' CPU seconds per stage so far (benchmarks/stages.py), summed,
+    read once each has written since now (they write twice a second)."""
+    await asyncio.sleep(stages.WRITE_EVERY * 1.5)
+    folder = Path(ctx.daphnes.env["BENCH_STAGES_FILE"]).parent
+    totals: dict[str, float] = {}
+    for pid in ctx.daphnes.pids:
+        for stage, seconds in stages.read_file(str(folder / f"stages.{pid}")).items():
+            totals[stage] = totals.get(stage, 0.0) + seconds
+    return totals
+
+
 async def scenario(ctx: Context, processes: int, label: str, rate: float, *, record: bool = True) -> dict | None:
     args = ctx.args
     tables = len(ctx.tablets)
@@ -870,6 +888,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         return cpu_seconds(watched[kind], descendants=kind != "client")
 
     cpu_before = {k: cpu(k) for k in watched}
+    stages_before = await daphne_stages(ctx)
     rec = Record()
     start = time.monotonic() + 0.05
     await asyncio.gather(*(poisson(lambda t=t: t.tap(rec, rng, tag, args.answer_timeout), rate / tables, start, start + args.seconds, rng, rec)
@@ -877,6 +896,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
     drained = max(0.0, time.monotonic() - start - args.seconds)
     delivered, stale = await delivery(ctx)
     cpu = {k: cpu(k) - cpu_before[k] for k in watched}
+    by_stage = stages.per_command(stages_before, await daphne_stages(ctx), max(rec.ok + rec.refused, 1), 1000.0)
     rss = rss_mib(ctx.daphnes.pids)
     held = ctx.daphnes.sockets_held()
     _, floor = await ask(ctx.screens, ("collect",))
@@ -905,6 +925,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         "tap_p99_over_echo_p99": tap["p99"] / echo["p99"] if echo["p99"] else float("nan"),
         "tap_p50_over_raw_p50": tap["p50"] / rawq["p50"] if rawq["p50"] else float("nan"),
         "cpu_ms_per_command": {k: v * 1000 / per_command for k, v in cpu.items()},
+        "daphne_cpu_ms_per_command_by_stage": by_stage,
         "cpu_s": cpu, "daphne_rss_mib": rss, "sockets_per_process": held,
         "targets": targets, "passed": all(targets.values()),
         "loose_passed": tap["p99"] <= LOOSE_TAP_P99_MS and stale == 0 and missing == 0 and error_count == 0,
@@ -932,6 +953,9 @@ def print_scenario(r: dict) -> None:
     print(f"    CPU ms/command: daphne {c['daphne']:.1f}, {front_cpu}postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
           f"bench clients {c['client']:.1f}; daphne RSS {', '.join(f'{m:.0f}' for m in r['daphne_rss_mib'])} MiB; "
           f"sockets per process {r['sockets_per_process']}")
+    stages_ms = r["daphne_cpu_ms_per_command_by_stage"]
+    print(f"    daphne CPU ms/command by stage: {stages.line(stages_ms, 'ms')}; "
+          f"outside them (sockets, transport, the event loop) {c['daphne'] - sum(stages_ms.values()):.2f} ms")
     print(f"    headline: tap p99 / echo p99 = {r['tap_p99_over_echo_p99']:.1f}x, tap p50 / raw txn p50 = {r['tap_p50_over_raw_p50']:.1f}x")
     print("    targets: " + "; ".join(f"{name} {'ok' if ok else 'FAIL'}" for name, ok in r["targets"].items())
           + f" -> {'PASS' if r['passed'] else 'FAIL'}")
@@ -1110,6 +1134,7 @@ def run(args, services, tmp: str) -> dict:
         "DJANGO_DEBUG": "0",
         "CARDROOM_BENCH_ECHO": "1",
         "PYTHONUNBUFFERED": "1",
+        "BENCH_STAGES_FILE": str(Path(tmp) / "stages"),
     }
     base = {
         "table_ids": table_ids, "tablet_cookies": tablet_cookies, "screen_cookies": screen_cookies, "raw_state": raw_state,

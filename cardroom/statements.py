@@ -201,7 +201,8 @@ def _converters(model: type[Model], alias: str) -> tuple:
 
 def row(model: type[Model], *, lock: bool = False, **where):
     """The one row of `model` whose fields equal `where` (as `.get(**where)`, with
-    `select_for_update()` when `lock`), as a model instance; `model.DoesNotExist` if none."""
+    `select_for_update()` when `lock`), as a model instance; `model.DoesNotExist` if none,
+    `model.MultipleObjectsReturned` if more than one."""
     sql = _select_sql(model, tuple(where), " FOR UPDATE" if lock else "")
     params = [_field(model, name).get_db_prep_value(value, connection) for name, value in where.items()]
     c = cursor()
@@ -209,9 +210,33 @@ def row(model: type[Model], *, lock: bool = False, **where):
     found = c.fetchall()
     if not found:
         raise model.DoesNotExist(f"{model.__name__} matching {where} does not exist.")
-    assert len(found) == 1, f"{model.__name__}: {len(found)} rows match {where}"
-    values = list(found[0])
+    if len(found) > 1:
+        raise model.MultipleObjectsReturned(f"{len(found)} {model.__name__} rows match {where}")
+    return instance(model, found[0])
+
+
+def columns(model: type[Model], alias: str) -> str:
+    """`model`'s columns as a select list, each prefixed with `alias` (a table alias of the
+    caller's statement), in the order `instance` reads them."""
+    return ", ".join(f"{alias}.{_qn(f.column)}" for f in model._meta.concrete_fields)
+
+
+def instance(model: type[Model], values, start: int = 0) -> Model:
+    """A model instance from a fetched row whose columns from `start` on are `columns(model)`,
+    each value converted as Django's compiler converts it."""
+    fields = model._meta.concrete_fields
+    values = list(values[start:start + len(fields)])
     for i, funcs, col in _converters(model, connection.alias):
         for func in funcs:
             values[i] = func(values[i], col, connection)
-    return model.from_db(connection.alias, [f.attname for f in model._meta.concrete_fields], values)
+    return model.from_db(connection.alias, [f.attname for f in fields], values)
+
+
+def table(model: type[Model]) -> str:
+    """`model`'s table name, quoted for a statement."""
+    return _qn(model._meta.db_table)
+
+
+def column(model: type[Model], name: str) -> str:
+    """The quoted column of `model`'s field `name`."""
+    return _qn(_field(model, name).column)

@@ -12,13 +12,14 @@ import hashlib
 import io
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from cardroom import wire
+from cardroom import statements, wire
 from cardroom.access import Actor
 from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
@@ -318,13 +319,14 @@ class SeatIdentity:
         if not folded:
             return
         as_typed = person_keys(self.player)
-        typed_q = Q(folded=as_typed[0]) | Q(skeleton=as_typed[1]) | Q(fold_skeleton=as_typed[2])
-        keys = PatronKey.objects.select_related("patron").filter(typed_q | Q(fold=folded), field__in=("number", "card"))
+        found = statements.cursor()
+        found.execute(_seat_keys_sql(), [*as_typed, *as_typed, folded])
         exact, everyone = set(), {}
-        for key in keys:
-            everyone.setdefault(key.patron_id, key.patron)
-            if key.folded == as_typed[0] or key.skeleton == as_typed[1] or key.fold_skeleton == as_typed[2]:
-                exact.add(key.patron_id)
+        for named_as_typed, *patron in found.fetchall():
+            person = statements.instance(Patron, patron)
+            everyone.setdefault(person.pk, person)
+            if named_as_typed:
+                exact.add(person.pk)
         self.candidates = sorted(everyone.values(), key=lambda p: p.pk)
         if len(everyone) == 1:
             self.patron = self.candidates[0]
@@ -409,14 +411,9 @@ def state_imports_in_force() -> list[int]:
     import in force on its own (it removed nobody, or a second compliance person
     confirmed its removals) and every later one whose removals wait (or were declined):
     their additions count at once, the people they would drop stay listed."""
-    confirmed = ExclusionRemovalDecision.objects.filter(removal__list_import=OuterRef("pk"), outcome="confirmed")
-    ids = []
-    imports = ExclusionImport.objects.order_by("-imported_at", "-id").annotate(confirmed=Exists(confirmed))
-    for pk, removed, removal_confirmed in imports.values_list("pk", "removed", "confirmed"):
-        ids.append(pk)
-        if not removed or removal_confirmed:
-            break
-    return ids
+    found = statements.cursor()
+    found.execute(_imports_in_force_sql())
+    return [pk for (pk,) in found.fetchall()]
 
 
 def entries_in_force(imports: list[int] | None = None):
@@ -435,21 +432,40 @@ def listed_entry(player: str, patron: Patron | None, *, also: list[Patron] | Non
     """The list entry that names this seat's id or patron, if any: the patron itself (the
     house's list), their legal name (with the date of birth when both carry one), their
     id number, or the seat's id read as a name or number; compared as written and folded.
-    `also`: other patrons the id may name (it folds to two numbers): any listed refuses."""
-    match = Q()
+    `also`: other patrons the id may name (it folds to two numbers): any listed refuses.
+    One fixed statement whatever the number of patrons (_listed_sql)."""
+    people = list({p.pk: p for p in [patron, *(also or [])] if p is not None}.values())
     texts = [printed(player or "")]
-    for person in {p.pk: p for p in [patron, *(also or [])] if p is not None}.values():
-        match |= Q(patron=person)
-        name = _matches("name", person.legal_name)
-        if person.date_of_birth is not None:
-            name &= Q(date_of_birth__isnull=True) | Q(date_of_birth=person.date_of_birth)
-        match |= name
-        if person.id_number:
-            match |= _matches("number", person.id_number)
+    for person in people:
         texts += [person.number, person.card]
-    for text in filter(None, texts):
-        match |= _matches("name", text) | _matches("number", text)
-    return entries_in_force(imports).filter(match).order_by("id").first()
+    texts = [text for text in texts if text]
+    names = [person_keys(person.legal_name) for person in people]
+    name_folds = [fold_name(person.legal_name) for person in people]
+    ids = [person for person in people if person.id_number]
+    id_keys = [person_keys(person.id_number) for person in ids]
+    id_folds = [fold_number(person.id_number) for person in ids]
+    text_keys = [person_keys(text) for text in texts]
+    text_name_folds = [fold_name(text) for text in texts]
+    text_number_folds = [fold_number(text) for text in texts]
+    params = [
+        _in_force(imports),
+        [person.pk for person in people],
+        # The names, for the index (any person's) and then paired with their own date of birth.
+        [k[0] for k in names], [k[1] for k in names], [k[2] for k in names], [f for f in name_folds if f],
+        [k[0] for k in names], [k[1] for k in names], [k[2] for k in names], name_folds,
+        [person.date_of_birth for person in people],
+        # The id numbers: no pairing needed (any one's keys).
+        [k[0] for k in id_keys], [k[1] for k in id_keys], [k[2] for k in id_keys], [f for f in id_folds if f],
+        # The seat's id and the patrons' numbers and cards, each read as a name and as a number.
+        [k[0] for k in text_keys], [k[1] for k in text_keys], [k[2] for k in text_keys],
+        [f for f in text_name_folds if f],
+        [k[0] for k in text_keys], [k[1] for k in text_keys], [k[2] for k in text_keys],
+        [f for f in text_number_folds if f],
+    ]
+    found = statements.cursor()
+    found.execute(_listed_sql(), params)
+    first = found.fetchone()
+    return statements.instance(ExclusionEntry, first) if first else None
 
 
 def near_entry(player: str, patron: Patron | None, *, imports: list[int] | None = None) -> ExclusionEntry | None:
@@ -477,14 +493,119 @@ def near_entry(player: str, patron: Patron | None, *, imports: list[int] | None 
 
 def _confirmed_entry(player: str, patron: Patron | None, *, imports: list[int] | None = None) -> ExclusionEntry | None:
     """The entry a supervisor confirmed this seat id (folded) or this patron to be."""
-    who = Q(review__player_fold=fold_name(player))
-    if patron is not None:
-        who |= Q(review__patron=patron)
-    decided = (
-        ExclusionReviewDecision.objects.filter(who, decision="confirmed", review__entry__in=entries_in_force(imports))
-        .select_related("review__entry").order_by("id").first()
+    found = statements.cursor()
+    found.execute(_confirmed_sql(), [_in_force(imports), fold_name(player), [patron.pk] if patron is not None else []])
+    first = found.fetchone()
+    return statements.instance(ExclusionEntry, first) if first else None
+
+
+# The fixed statements of the seat's check (issue 37): each built once from the models and
+# prepared once per connection (cardroom/statements.py), where the ORM compiled five
+# queries for every seat taken. `entries_in_force`, `near_entry` and the pages keep the ORM.
+
+def _in_force(imports: list[int] | None) -> list[int]:
+    return state_imports_in_force() if imports is None else list(imports)
+
+
+@cache
+def _seat_keys_sql() -> str:
+    """The patrons whose number or card the seat's id is, as typed or folded, each with
+    whether it is as typed (case and look-alikes). Values: the three keys as typed (the
+    flag), then the three again and the folded id (the match)."""
+    t, c = statements.table, statements.column
+    typed = f"(k.{c(PatronKey, 'folded')} = %s OR k.{c(PatronKey, 'skeleton')} = %s OR k.{c(PatronKey, 'fold_skeleton')} = %s)"
+    return (
+        f"SELECT {typed}, {statements.columns(Patron, 'p')} FROM {t(PatronKey)} k "
+        f"JOIN {t(Patron)} p ON p.{c(Patron, 'id')} = k.{c(PatronKey, 'patron')} "
+        f"WHERE ({typed[1:-1]} OR k.{c(PatronKey, 'fold')} = %s) AND k.{c(PatronKey, 'field')} IN ('number', 'card')"
     )
-    return decided.review.entry if decided else None
+
+
+@cache
+def _imports_in_force_sql() -> str:
+    """state_imports_in_force: newest first, down to the first import that removed nobody
+    or whose removals were confirmed (all of them when none did)."""
+    t, c = statements.table, statements.column
+    confirmed = (
+        f"EXISTS (SELECT 1 FROM {t(ExclusionRemovalDecision)} d JOIN {t(ExclusionRemoval)} r "
+        f"ON r.{c(ExclusionRemoval, 'id')} = d.{c(ExclusionRemovalDecision, 'removal')} "
+        f"WHERE r.{c(ExclusionRemoval, 'list_import')} = i.{c(ExclusionImport, 'id')} "
+        f"AND d.{c(ExclusionRemovalDecision, 'outcome')} = 'confirmed')"
+    )
+    return (
+        f"WITH newest AS (SELECT i.{c(ExclusionImport, 'id')} AS id, "
+        f"(COALESCE(i.{c(ExclusionImport, 'removed')}, 0) = 0 OR {confirmed}) AS stands_alone, "
+        f"row_number() OVER (ORDER BY i.{c(ExclusionImport, 'imported_at')} DESC, i.{c(ExclusionImport, 'id')} DESC) AS n "
+        f"FROM {t(ExclusionImport)} i) "
+        "SELECT id FROM newest WHERE n <= COALESCE((SELECT min(n) FROM newest WHERE stands_alone), "
+        "(SELECT max(n) FROM newest)) ORDER BY n"
+    )
+
+
+def _entry_in_force(alias: str) -> str:
+    """`alias`, an entry, is in force (entries_in_force): a state entry of an import in force
+    (the statement's first value, an array), or a house entry not taken off."""
+    t, c = statements.table, statements.column
+    taken_off = (
+        f"EXISTS (SELECT 1 FROM {t(ExclusionRemovalDecision)} d JOIN {t(ExclusionRemoval)} r "
+        f"ON r.{c(ExclusionRemoval, 'id')} = d.{c(ExclusionRemovalDecision, 'removal')} "
+        f"WHERE r.{c(ExclusionRemoval, 'entry')} = {alias}.{c(ExclusionEntry, 'id')} "
+        f"AND d.{c(ExclusionRemovalDecision, 'outcome')} = 'confirmed')"
+    )
+    return (
+        f"(({alias}.{c(ExclusionEntry, 'source')} = 'state' AND {alias}.{c(ExclusionEntry, 'list_import')} = ANY(%s::bigint[])) "
+        f"OR ({alias}.{c(ExclusionEntry, 'source')} = 'house' AND NOT {taken_off}))"
+    )
+
+
+def _keys_match(prefix: str, folds_too: bool = True) -> str:
+    """The entry `e`'s `prefix` (name, number) keys equal any of three arrays (as written)
+    and, with `folds_too`, its fold any of a fourth (the non-empty folds): _matches over a
+    list of values."""
+    c = lambda name: f"e.{statements.column(ExclusionEntry, name)}"  # noqa: E731
+    match = (f"{c(prefix + '_folded')} = ANY(%s::text[]) OR {c(prefix + '_skeleton')} = ANY(%s::text[]) "
+             f"OR {c(prefix + '_fold_skeleton')} = ANY(%s::text[])")
+    return f"({match} OR {c(prefix + '_fold')} = ANY(%s::text[]))" if folds_too else f"({match})"
+
+
+@cache
+def _listed_sql() -> str:
+    """listed_entry's question, the first entry in force (by id) named by any of: the
+    patrons; a patron's legal name, with their date of birth when both carry one; a
+    patron's id number; the seat's id or a patron's number or card read as a name or as a
+    number. The names are asked twice: of any patron (so the indexes answer), then paired
+    with that patron's date of birth."""
+    c = lambda name: f"e.{statements.column(ExclusionEntry, name)}"  # noqa: E731
+    paired = (
+        "EXISTS (SELECT 1 FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::date[]) "
+        "AS p(folded, skel, fold_skel, fold, born) "
+        f"WHERE ({c('name_folded')} = p.folded OR {c('name_skeleton')} = p.skel OR {c('name_fold_skeleton')} = p.fold_skel "
+        f"OR (p.fold <> '' AND {c('name_fold')} = p.fold)) "
+        f"AND (p.born IS NULL OR {c('date_of_birth')} IS NULL OR {c('date_of_birth')} = p.born))"
+    )
+    return (
+        f"SELECT {statements.columns(ExclusionEntry, 'e')} FROM {statements.table(ExclusionEntry)} e "
+        f"WHERE {_entry_in_force('e')} AND ({c('patron')} = ANY(%s::bigint[]) "
+        f"OR ({_keys_match('name')} AND {paired}) "
+        f"OR {_keys_match('number')} "
+        f"OR {_keys_match('name')} OR {_keys_match('number')}) "
+        f"ORDER BY {c('id')} LIMIT 1"
+    )
+
+
+@cache
+def _confirmed_sql() -> str:
+    """_confirmed_entry's question: the entry in force of the first confirmed review of this
+    seat id (folded) or this patron."""
+    t, c = statements.table, statements.column
+    return (
+        f"SELECT {statements.columns(ExclusionEntry, 'e')} FROM {t(ExclusionReviewDecision)} d "
+        f"JOIN {t(ExclusionReview)} r ON r.{c(ExclusionReview, 'id')} = d.{c(ExclusionReviewDecision, 'review')} "
+        f"JOIN {t(ExclusionEntry)} e ON e.{c(ExclusionEntry, 'id')} = r.{c(ExclusionReview, 'entry')} "
+        f"WHERE {_entry_in_force('e')} AND d.{c(ExclusionReviewDecision, 'decision')} = 'confirmed' "
+        f"AND (r.{c(ExclusionReview, 'player_fold')} = %s OR r.{c(ExclusionReview, 'patron')} = ANY(%s::bigint[])) "
+        f"ORDER BY d.{c(ExclusionReviewDecision, 'id')} LIMIT 1"
+    )
 
 
 def exclusion_check(*, player: str, table_id: int, action: str, actor: Actor, amount: int = 0,

@@ -39,6 +39,12 @@ def test_a_round_played_again_prepares_nothing_new_and_runs_the_prepared_stateme
         assert f'INSERT INTO "{written}"' in texts, written
     assert 'UPDATE "tables_table" SET' in texts
     assert 'FROM "tables_table" WHERE "id" = $1 FOR UPDATE' in texts  # the row lock
+    # A seat's self-exclusion check (patrons/identity.py): whom the id names, the state
+    # imports in force, the entry that names it, the entry a supervisor confirmed it to be.
+    assert 'FROM "patrons_patronkey" k JOIN "patrons_patron" p' in texts
+    assert 'FROM "patrons_exclusionimport" i' in texts
+    assert 'FROM "patrons_exclusionentry" e WHERE' in texts
+    assert 'FROM "patrons_exclusionreviewdecision" d' in texts
     run(make_table(seats=6, fee_schedule=FEES), *round_one)  # the same round at another table
     assert prepared() == warm
 
