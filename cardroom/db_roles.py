@@ -36,7 +36,9 @@ READ_ONLY_TABLES = {"django_migrations", "cardroom_databaseidentity"}
 # (collections_fees.JackpotMeter; its movements are the append-only JackpotEntry chain),
 # the cash log's head (patrons.CashLog; its rows are the CashTransaction chain), and the
 # house audit chain's head (cardroom.AuditHouseHead; its rows are the AuditHouseLink chain).
-NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog", "cardroom_audithousehead", "patrons_awardcashout"}
+NEVER_DELETED_TABLES = {"collections_fees_jackpotmeter", "patrons_cashlog", "cardroom_audithousehead", "patrons_awardcashout",
+                        # A rule set and its versions: which rules were in force is proven from them.
+                        "tables_ruleset", "tables_rulesetchange"}
 
 
 def append_only_tables(cursor) -> dict[str, bool]:

@@ -244,7 +244,7 @@ def withheld_cards() -> dict[str, list[str]]:
 def round_detail(*, round_id: int) -> Round:
     """A round with every row recorded about it, in the order they were recorded."""
     return (
-        Round.objects.select_related("table", "config", "fee_schedule")
+        Round.objects.select_related("table", "config__rule_set_change__rule_set", "fee_schedule")
         .prefetch_related(
             Prefetch("wagers", queryset=Wager.objects.order_by("seat", "id")),
             Prefetch("decisions", queryset=Decision.objects.order_by("id")),

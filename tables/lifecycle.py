@@ -70,7 +70,7 @@ def table_create(
             config_approved=actor.is_system,
         )
         now = at or timezone.now()
-        _config_version_create(table=table, engine_config=engine_config, created_by=actor.name, now=now)
+        config_version_create(table=table, engine_config=engine_config, created_by=actor.name, now=now)
         table.save(update_fields=["config"])
         if not actor.is_system:
             first = Approval.objects.create(
@@ -121,7 +121,10 @@ def table_configure(
             raise CommandError("wrong_state", "the configuration changes between rounds")
         if not isinstance(config, dict):
             raise CommandError("invalid_command", "the table configuration must be an object")
-        engine_config = EngineConfig.from_config(merged_config(game.config.to_config(), config))
+        # The rule set's keys stay the rule set's (tables/rule_sets.py): a table's own change
+        # does not override them.
+        rules, carried = rule_set_rules(table)
+        engine_config = EngineConfig.from_config({**merged_config(game.config.to_config(), config), **rules})
         _check_seats(game, engine_config.seats)
         # After the configuration is checked, so that a bad one is named as such.
         if not approved and not actor.is_system:
@@ -135,7 +138,8 @@ def table_configure(
         if approved and first:
             table.config_approved = True
         table.seats = engine_config.seats
-        version = _config_version_create(table=table, engine_config=engine_config, created_by=actor.name)
+        version = config_version_create(table=table, engine_config=engine_config, created_by=actor.name,
+                                        rule_set_change=carried)
         jackpot.meter_ensure(engine_config.side_bets.progressive, stamp=recording.Stamp.at(timezone.now()))
         if engine_config.side_bets.progressive is not None and not actor.is_system:
             _place_jackpot_box(table.pk, actor)
@@ -150,6 +154,19 @@ def table_configure(
             detail={"config": engine_config.to_config()},
         )
         return version
+
+
+def rule_set_rules(table: Table) -> tuple[dict, object | None]:
+    """The rule set's rules the table's configuration carries now, and their change
+    (tables/rule_sets.py): a table's own configuration change keeps them."""
+    carried = (
+        TableConfig.objects.filter(pk=table.config_id).select_related("rule_set_change").first()
+        if table.config_id else None
+    )
+    change = carried.rule_set_change if carried is not None else None
+    if change is None or change.rule_set_id != table.rule_set_id:
+        return {}, None
+    return change.rules, change
 
 
 def merged_config(in_force: dict, change: dict) -> dict:
@@ -290,7 +307,10 @@ def _fee_schedule_version(*, table: Table, engine_config: EngineConfig, created_
     return schedule
 
 
-def _config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str, now=None) -> TableConfig:
+def config_version_create(*, table: Table, engine_config: EngineConfig, created_by: str, now=None,
+                          rule_set_change=None) -> TableConfig:
+    """A new configuration version of `table`, in force from now (`rule_set_change`: the rule
+    set's change whose rules it carries, tables/rule_sets.py)."""
     now = now or timezone.now()
     schedule = _fee_schedule_version(table=table, engine_config=engine_config, created_by=created_by, now=now)
     limits = engine_config.limits
@@ -311,6 +331,7 @@ def _config_version_create(*, table: Table, engine_config: EngineConfig, created
         backline=engine_config.backline.to_config() if engine_config.backline else None,
         effective_from=now,
         created_by=created_by,
+        rule_set_change=rule_set_change,
     )
     table.config = config  # saved by the caller, with its other changes to the row
     return config

@@ -60,6 +60,10 @@ class Table(models.Model):
     # the command service compares it with this row, locked: no assignment query while
     # both match. Only that trigger may move it (an UPDATE by anyone else is refused).
     drivers_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
+    # The rule set the table plays under (tables/rule_sets.py), if any: its approved rules
+    # override the table's own configuration for the keys they name, from the first round
+    # of the gaming day they take effect.
+    rule_set = models.ForeignKey("RuleSet", on_delete=models.PROTECT, null=True, blank=True, related_name="tables")
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(seats__gte=2, seats__lte=8), name="table_seats_2_to_8")]
@@ -100,6 +104,11 @@ class TableConfig(models.Model):
     )
     effective_from = models.DateTimeField()
     created_by = models.CharField(max_length=150)
+    # The rule set's version whose rules this configuration carries (tables/rule_sets.py):
+    # null for a table outside any rule set.
+    rule_set_change = models.ForeignKey(
+        "RuleSetChange", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -109,6 +118,55 @@ class TableConfig(models.Model):
                 name="table_config_banks_1_or_2",
             ),
         ]
+
+
+class RuleSet(models.Model):
+    """A named group of posted game rules that a set of tables plays under (issue 38): the
+    law moves on dates, so its rules change by dated, two-person versions (RuleSetChange)."""
+
+    name = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+    created_by = models.CharField(max_length=150)
+
+    def __str__(self):
+        return self.name
+
+
+class RuleSetChange(models.Model):
+    """A version of a rule set's rules (the configuration keys it names, whole), filed by one
+    supervisor with the gaming day it takes effect and decided by another. Approved, it is
+    written into each member table's configuration at that gaming day's first open_round
+    (never mid-round). Neither person's row is edited: the decision fills the empty half
+    once (tables/rule_sets.py), and the database refuses a decider who filed it."""
+
+    DECISIONS = [("approved", "Approved"), ("declined", "Declined")]
+
+    rule_set = models.ForeignKey(RuleSet, on_delete=models.PROTECT, related_name="changes")
+    version = models.PositiveIntegerField()
+    rules = models.JSONField(help_text="the configuration keys the rule set names, with their values")
+    effective_day = models.DateField(help_text="the gaming day from whose first round the rules apply")
+    reason = models.CharField(max_length=200, blank=True)
+    filed_by = models.CharField(max_length=150)
+    filed_by_user_id = models.IntegerField(null=True, blank=True)
+    filed_at = models.DateTimeField()
+    decision = models.CharField(max_length=10, choices=DECISIONS, blank=True, default="")
+    decided_by = models.CharField(max_length=150, blank=True, default="")
+    decided_by_user_id = models.IntegerField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule_set", "version"], name="rule_set_change_version_unique"),
+            # Two persons: whoever filed a change never decides it.
+            models.CheckConstraint(
+                condition=Q(decided_by_user_id__isnull=True) | Q(filed_by_user_id__isnull=True)
+                | ~Q(decided_by_user_id=models.F("filed_by_user_id")),
+                name="rule_set_change_decided_by_another",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.rule_set.name} v{self.version}"
 
 
 class SeatOccupancy(models.Model):

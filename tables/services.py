@@ -30,7 +30,7 @@ from rounds.engine.table import TableGame
 from rounds.models import Round
 from rounds.visibility import TABLET
 
-from . import events, presence, recording
+from . import events, presence, recording, rule_sets
 from .events import meter_tables_changed_on_commit, publish_on_commit
 from .models import Approval, RejectedCommand, Table, TableEvent
 from .selectors import table_snapshot
@@ -150,6 +150,7 @@ class _Checked:
     command_id: str | None
     stamp: recording.Stamp
     game: TableGame
+    rule_set_change: object | None = None  # a rule set's change this open_round brings in
 
 
 @dataclass(frozen=True)
@@ -189,9 +190,16 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
         raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
     game = TableGame.from_dict(table.state)
     _require_boxes(table, game, command, actor, stamp)
+    change = None
+    if command.get("type") == "open_round":
+        # A rule set's change in force from this gaming day comes in with its first round,
+        # never mid-round (tables/rule_sets.py).
+        due = rule_sets.due(table, game, stamp.gaming_day)
+        if due is not None:
+            game, change = due
     approved = _approved(table, game, command, actor)
     approved = _patron_gate(table, game, approved, actor)
-    return _Checked(approved, command_id, stamp, game)
+    return _Checked(approved, command_id, stamp, game, change)
 
 
 def _require_boxes(table: Table, game: TableGame, command, actor: Actor, stamp: recording.Stamp) -> None:
@@ -222,6 +230,8 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     # The command's time is an input to the engine (game-rules 2A), stamped here.
     stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
     new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
+    if checked.rule_set_change is not None:
+        rule_sets.applied(table, game.config, checked.rule_set_change)
     # After the engine, not in _check_envelope: a fractional amount is the engine's
     # invalid_amount (docs/commands.md); this catches floats anywhere else in the command.
     if not hashchain.only_whole_numbers(command):

@@ -143,6 +143,12 @@ def _odds_shown(config: dict | None) -> dict | None:
     return {**config, "paytable": {"name": table.name, **odds}}
 
 
+def rules_shown(rules: dict) -> list[tuple[str, str]]:
+    """A rule set's rules (tables/rule_sets.py) in words: each value's label and value, as
+    the setup screens show a configuration."""
+    return [(_label(path), _shown(path, value)) for path, value in _leaves(rules).items()]
+
+
 def config_changes(before: dict | None, after: dict) -> list[Change]:
     """What going from `before` (the version in force; None for a new table) to `after`
     changes, one line per value, in the configuration's order. Both are whole

@@ -68,6 +68,10 @@ MATRIX = {
     "staff/tables/<int:table_id>/first-configuration": ("post", SUPERVISOR_ONLY),
     # What the configuration costs per round (issue 38 item 4), beside the setup: supervisors only.
     "staff/tables/<int:table_id>/expected": ("get", SUPERVISOR_ONLY),
+    # Rule sets (issue 38 item 1): supervisors file and decide (another supervisor decides).
+    "staff/rule-sets/": ("get", SUPERVISOR_ONLY),
+    "staff/rule-sets/<int:rule_set_id>/changes": ("post", SUPERVISOR_ONLY),
+    "staff/rule-set-changes/<int:change_id>/decide": ("post", SUPERVISOR_ONLY),
     "favicon.ico": ("get", EVERYONE),
     # The waitlist (issue 26): the floor keeps it; the lobby board is public and names nobody.
     "floor/waitlist/": ("get", SUPERVISOR_ONLY),
@@ -218,6 +222,8 @@ def _url(route: str, world) -> str:
         .replace("<int:seq>", "999999")
         .replace("<int:review_id>", "999999")
         .replace("<int:award_id>", "999999")
+        .replace("<int:rule_set_id>", "999999")
+        .replace("<int:change_id>", "999999")
     )
 
 

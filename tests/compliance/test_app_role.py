@@ -46,6 +46,8 @@ REFUSED = [
     "UPDATE collections_fees_jackpotentry SET amount = 1",
     "DELETE FROM collections_fees_jackpotentry",
     "DELETE FROM collections_fees_jackpotmeter",
+    "DELETE FROM tables_rulesetchange",  # which rules were in force is proven from these rows
+    "DELETE FROM tables_ruleset",
     "TRUNCATE cardroom_auditentry",
     "TRUNCATE tables_chaincheckpoint",
     "UPDATE collections_fees_collectionentry SET amount = 1 WHERE seq = 1",

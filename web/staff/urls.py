@@ -3,12 +3,15 @@ the root): approvals, assignments, the audit trail, table setup, the floor's tab
 
 from django.urls import path
 
-from web.staff import approvals, setup, views
+from web.staff import approvals, rule_sets, setup, views
 
 urlpatterns = [
     path("staff/approvals/", approvals.approval_queue, name="approval-queue"),
     path("staff/assignments/", views.assignments, name="assignments"),
     path("staff/audit/", views.audit_trail, name="audit-trail"),
+    path("staff/rule-sets/", rule_sets.rule_set_list, name="rule-sets"),
+    path("staff/rule-sets/<int:rule_set_id>/changes", rule_sets.rule_set_change_file, name="rule-set-file"),
+    path("staff/rule-set-changes/<int:change_id>/decide", rule_sets.rule_set_change_decide, name="rule-set-decide"),
     path("staff/tables/", setup.table_list, name="table-list"),
     path("staff/tables/<int:table_id>/", setup.table_setup, name="table-setup"),
     path("staff/tables/<int:table_id>/retire", setup.table_retirement, name="table-retire"),

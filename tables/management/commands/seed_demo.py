@@ -315,6 +315,35 @@ def seed_patrons() -> None:
                 house_list_add(actor=seeder, patron_id=patron.pk, reason="asked to be excluded (demo)")
 
 
+DEMO_RULE_SET = "California 2026 (11 CCR 2076-2077)"
+
+
+def seed_rule_set(tables: list[Table]) -> None:
+    """A rule set over the first two demo tables (tables/rule_sets.py): its version 1, filed
+    by the demo supervisor and approved by the second, in force from today's first round;
+    its version 2, for tomorrow, waiting on the rule sets page for the second supervisor."""
+    from tables import rule_sets
+    from tables.models import RuleSet
+
+    if RuleSet.objects.filter(name=DEMO_RULE_SET).exists():
+        return
+    people = get_user_model().objects.filter(username__in=("supervisor", "supervisor2")).in_bulk(field_name="username")
+    filer, approver = Actor.of(people["supervisor"]), Actor.of(people["supervisor2"])
+    rule_set = rule_sets.rule_set_create(actor=Actor.system("seed_demo"), name=DEMO_RULE_SET)
+    for table in tables[:2]:
+        rule_sets.rule_set_join(actor="seed_demo", table_id=table.pk, rule_set_id=rule_set.pk)
+    today = calendar().gaming_day(timezone.now())
+    posted = {"max_consecutive_banks": 2, "notice": "The player-dealer position rotates clockwise; nobody banks more than two rounds in a row."}
+    first = rule_sets.rule_set_file(actor=filer, rule_set_id=rule_set.pk, rules=posted, effective_day=today,
+                                    reason="the rules the room posts today")
+    rule_sets.rule_set_decide(actor=approver, change_id=first.pk, approve=True)
+    rule_sets.rule_set_file(
+        actor=filer, rule_set_id=rule_set.pk, effective_day=today + timedelta(days=1),
+        rules={**posted, "notice": posted["notice"] + " Rule set version 2: the room's notice as of tomorrow."},
+        reason="the notice as the Commission's new numbering reads",
+    )
+
+
 def _box(identifier: str, kind: str, table: Table, at: datetime | None) -> DropBox:
     found = DropBox.objects.filter(identifier=identifier).first()
     return found or counts.box_register(identifier=identifier, kind=kind, table_id=table.pk, actor=Actor.system(SEED), at=at)
@@ -348,6 +377,7 @@ class Command(BaseCommand):
         logins = {name: demo_user(name, password, role) for name, (password, role) in DEMO_USERS.items()}
         assign_demo_dealer(tables)
         seed_relief_plan(tables)
+        seed_rule_set(tables)
         seed_patrons()
         for table in tables:
             # The empty table gets its box when players sit down: until a supervisor places
@@ -363,6 +393,7 @@ class Command(BaseCommand):
             f"  count the {past.shift} shift of {past.gaming_day} (played, ready to count): "
             f"/compliance/count/{past.gaming_day}/{past.shift}/"
         )
+        self.stdout.write("  rule sets: /staff/rule-sets/ (Demo UTH-1 and -2; version 2 waits for the second supervisor)")
         self.stdout.write("  patrons: /compliance/patrons/ (P-101 near the CTR line today, P-900 on the house's list)")
         self.stdout.write("Demo logins (demo only):")
         for name, password in logins.items():

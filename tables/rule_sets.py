@@ -1,0 +1,194 @@
+"""Rule sets with effective dates (issue 38): the posted rules a set of tables plays under,
+changed on a gaming day by two supervisors.
+
+California's player-dealer rules move by dates (a regulation approved, enjoined, brought back
+under new numbers), so a cardroom changes the rules of many tables at once, on a day, and
+proves afterwards which rules each round was played under:
+
+* A **rule set** names configuration keys (RULE_KEYS) with their values; its values override
+  each member table's own configuration for those keys. A table belongs to at most one.
+* A **change** (a new version, the whole of the set's rules) is filed by one supervisor with the
+  gaming day it takes effect and decided by another supervisor: two persons, two user ids
+  (the database refuses the filer as decider, whatever the code does). Until decided it is
+  pending and changes nothing.
+* An approved change is written into each member table's configuration at the first
+  `open_round` of a gaming day on or after its effective day (`due`, called by the command
+  service under the table lock, in the command's transaction): a round in progress across the
+  gaming day's start finishes under the rules it opened with. The new configuration version
+  names the change (TableConfig.rule_set_change), so each round, through its configuration
+  version, names the rule set and version it was played under.
+* A table's own configuration change (approved as before) keeps the rule set's keys.
+
+Membership (`rule_set_join`) is set by a system process (the demo seed, a management
+command): a staff login cannot move a table between rule sets.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import transaction
+from django.utils import timezone
+
+from cardroom.access import Actor
+from cardroom.audit import audit_record
+from cardroom.gaming_day import calendar
+from rounds.engine.config import TableConfig as EngineConfig
+from rounds.engine.errors import CodedError, CommandError
+from rounds.engine.table import TableGame
+
+from .events import floor_row_changed_on_commit
+from .lifecycle import as_actor, config_version_create
+from .models import RuleSet, RuleSetChange, Table, TableConfig
+
+# The posted rules a rule set may name (docs/commands.md `table`): the rotation limit, the
+# 2026 policy with its parameters, the fee schedule, the pay table and the posted notice.
+RULE_KEYS = ("max_consecutive_banks", "rotation_policy", "fee_schedule", "paytable", "notice")
+
+
+class RuleSetError(CodedError):
+    """A refused rule set action, with a stable code: a configuration the engine refuses
+    keeps the engine's code (CommandError's)."""
+
+    codes = CommandError.codes | {"unknown_rule_set", "second_person_required"}
+
+
+def rule_set_create(*, actor: Actor, name: str) -> RuleSet:
+    """A new, empty rule set (its rules come with its first approved change)."""
+    _require_supervisor(actor)
+    name = (name or "").strip() if isinstance(name, str) else ""
+    if not 1 <= len(name) <= 64:
+        raise RuleSetError("invalid_command", "name the rule set in 1 to 64 characters")
+    if RuleSet.objects.filter(name=name).exists():
+        raise RuleSetError("invalid_command", f"a rule set named {name!r} exists already")
+    with transaction.atomic():
+        rule_set = RuleSet.objects.create(name=name, created_at=timezone.now(), created_by=actor.name)
+        audit_record(actor=actor, action="configuration", summary=f"rule set {name} created", detail={"rule_set": rule_set.pk})
+    return rule_set
+
+
+def rule_set_file(*, actor: Actor, rule_set_id: int, rules: dict, effective_day: date, reason: str = "") -> RuleSetChange:
+    """A change filed by a supervisor: the set's whole rules from `effective_day` (today's
+    gaming day or later). Each member table's configuration is checked with them now, so a
+    change no table could play under is refused before anyone approves it."""
+    _require_supervisor(actor)
+    if not isinstance(rules, dict) or not rules:
+        raise RuleSetError("invalid_command", f"the rules are an object naming some of {', '.join(RULE_KEYS)}")
+    unknown = sorted(set(rules) - set(RULE_KEYS))
+    if unknown:
+        raise RuleSetError("invalid_command", f"a rule set does not name {', '.join(unknown)}: only {', '.join(RULE_KEYS)}")
+    if not isinstance(effective_day, date):
+        raise RuleSetError("invalid_command", "the change takes effect on a gaming day (YYYY-MM-DD)")
+    today = calendar().gaming_day(timezone.now())
+    if effective_day < today:
+        raise RuleSetError("invalid_command", f"a change takes effect today ({today}) or later, not on {effective_day}")
+    reason = reason.strip()[:200] if isinstance(reason, str) else ""
+    with transaction.atomic():
+        rule_set = RuleSet.objects.select_for_update().filter(pk=rule_set_id).first()
+        if rule_set is None:
+            raise RuleSetError("unknown_rule_set", "no such rule set")
+        for table in rule_set.tables.select_related("config"):
+            _checked(TableGame.from_dict(table.state).config.to_config(), rules, table.name)
+        last = rule_set.changes.order_by("-version").values_list("version", flat=True).first() or 0
+        change = RuleSetChange.objects.create(
+            rule_set=rule_set, version=last + 1, rules=rules, effective_day=effective_day, reason=reason,
+            filed_by=actor.name, filed_by_user_id=actor.user_id, filed_at=timezone.now(),
+        )
+        audit_record(
+            actor=actor, action="configuration", summary=f"rule set {rule_set.name} v{change.version} filed for {effective_day}",
+            detail={"change": change.pk, "rules": rules, "effective_day": effective_day.isoformat()},
+        )
+    return change
+
+
+def rule_set_decide(*, actor: Actor, change_id: int, approve: bool) -> RuleSetChange:
+    """A pending change approved or declined by a supervisor who did not file it."""
+    _require_supervisor(actor)
+    if actor.user_id is None and not actor.is_system:
+        raise RuleSetError("not_authorized", "a supervisor's own login decides a rule set change")
+    with transaction.atomic():
+        change = RuleSetChange.objects.select_for_update().select_related("rule_set").filter(pk=change_id).first()
+        if change is None:
+            raise RuleSetError("unknown_rule_set", "no such rule set change")
+        if change.decision:
+            raise RuleSetError("wrong_state", f"this change was {change.decision} already")
+        if (change.filed_by_user_id is not None and change.filed_by_user_id == actor.user_id) or change.filed_by == actor.name:
+            raise RuleSetError("second_person_required", "the supervisor who filed a change does not decide it")
+        change.decision = "approved" if approve else "declined"
+        change.decided_by, change.decided_by_user_id, change.decided_at = actor.name, actor.user_id, timezone.now()
+        change.save(update_fields=["decision", "decided_by", "decided_by_user_id", "decided_at"])
+        audit_record(
+            actor=actor, action="configuration",
+            summary=f"rule set {change.rule_set.name} v{change.version} {change.decision} for {change.effective_day}",
+            detail={"change": change.pk, "decision": change.decision},
+        )
+        for table_id in change.rule_set.tables.values_list("pk", flat=True):
+            floor_row_changed_on_commit(table_id)
+    return change
+
+
+def rule_set_join(*, actor: Actor | str, table_id: int, rule_set_id: int | None) -> None:
+    """A table into a rule set (or out, with None): a system process's act. The set's
+    rules reach the table at its next first round of a gaming day (`due`)."""
+    actor = as_actor(actor)
+    if not actor.is_system:
+        raise RuleSetError("not_authorized", "a table joins a rule set by a system process (manage.py rule_set)")
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table_id)
+        table.rule_set_id = rule_set_id
+        table.save(update_fields=["rule_set"])
+        audit_record(actor=actor, action="configuration", table_id=table.pk,
+                     summary=f"{table.name} joins rule set {rule_set_id}", detail={"rule_set": rule_set_id})
+
+
+def in_force(rule_set_id: int, gaming_day: date) -> RuleSetChange | None:
+    """The rule set's approved change in force on `gaming_day`: the latest effective one."""
+    return (
+        RuleSetChange.objects.filter(rule_set_id=rule_set_id, decision="approved", effective_day__lte=gaming_day)
+        .order_by("-effective_day", "-version").first()
+    )
+
+
+def due(table: Table, game: TableGame, gaming_day: date) -> tuple[TableGame, RuleSetChange] | None:
+    """At an open_round: the table's game under its rule set's change in force on
+    `gaming_day`, with that change, when the table's configuration does not carry it yet;
+    None otherwise (no query for a table outside any rule set)."""
+    if table.rule_set_id is None:
+        return None
+    change = in_force(table.rule_set_id, gaming_day)
+    if change is None:
+        return None
+    carried = TableConfig.objects.filter(pk=table.config_id).values_list("rule_set_change_id", flat=True).first()
+    if carried == change.pk:
+        return None
+    config = _checked(game.config.to_config(), change.rules, table.name)
+    return game.with_config(config), change
+
+
+def applied(table: Table, config: EngineConfig, change: RuleSetChange) -> TableConfig:
+    """The configuration version that brings `change` in: written by the command service in
+    the open_round's transaction, once the engine accepted the round under it."""
+    version = config_version_create(
+        table=table, engine_config=config, created_by=f"rule set {change.rule_set_id} v{change.version}",
+        rule_set_change=change,
+    )
+    Table.objects.filter(pk=table.pk).update(config=version)
+    audit_record(
+        actor=Actor.system("rule_set"), action="configuration", table_id=table.pk,
+        summary=f"{table.name} configuration version {version.version}: rule set change {change.pk} "
+                f"(v{change.version}) from {change.effective_day}",
+        detail={"config": config.to_config(), "rule_set_change": change.pk},
+    )
+    return version
+
+
+def _checked(config: dict, rules: dict, table_name: str) -> EngineConfig:
+    try:
+        return EngineConfig.from_config({**config, **rules})
+    except CommandError as refused:
+        raise RuleSetError(refused.code, f"{table_name} cannot play under these rules: {refused.message}") from None
+
+
+def _require_supervisor(actor: Actor) -> None:
+    if not actor.is_system and actor.role != "supervisor":
+        raise RuleSetError("not_authorized", "a floor supervisor files and decides rule set changes")
