@@ -169,6 +169,20 @@ class RuleSetChange(models.Model):
         return f"{self.rule_set.name} v{self.version}"
 
 
+class CameraOffset(models.Model):
+    """How far a table's surveillance camera clock is from the server's (issue 38): read by a
+    supervisor off the camera's picture and recorded with who and when, never edited (a new
+    reading is a new row). A round's timeline shows each step on the camera's clock with the
+    latest reading (tables/surveillance.py)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="camera_offsets")
+    offset_ms = models.BigIntegerField(help_text="the camera's clock minus the server's, in milliseconds")
+    reason = models.CharField(max_length=200, blank=True)
+    set_by = models.CharField(max_length=150)
+    set_by_user_id = models.IntegerField(null=True, blank=True)
+    set_at = models.DateTimeField()
+
+
 class SeatOccupancy(models.Model):
     """A person in a seat from `sat_at` until `left_at`."""
 
@@ -215,6 +229,11 @@ class TableEvent(ChainedRow):
     gaming_day = models.DateField()
     # The id of the ledger key that signed row_hash ("": hashed before the chains were keyed).
     hash_key = legacy_hash_key()
+    # For a surveillance replay (issue 38): when the tablet says it was tapped (its own
+    # clock, `tapped_at`, stripped before the engine; null when none was sent) and which
+    # session sent it (cardroom.access.session_tag; "" for a system process).
+    device_at = models.DateTimeField(null=True, blank=True)
+    session_tag = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["table", "seq"]
@@ -297,6 +316,7 @@ class RejectedCommand(models.Model):
     table_version = models.PositiveBigIntegerField()
     actor = models.CharField(max_length=150)
     created_at = models.DateTimeField()
+    session_tag = models.CharField(max_length=32, blank=True, default="", help_text="the session that sent it (access.session_tag)")
 
     class Meta:
         constraints = [

@@ -19,7 +19,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
-from cardroom.access import Actor, can_drive_row
+from cardroom.access import Actor, can_drive_row, session_tag
 from cardroom.audit import audit_chained, audit_entry, audit_record
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
@@ -151,6 +151,7 @@ class _Checked:
     stamp: recording.Stamp
     game: TableGame
     rule_set_change: object | None = None  # a rule set's change this open_round brings in
+    device_at: datetime | None = None  # the tablet's own time of the tap (`tapped_at`)
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,7 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
         # not theirs to set (nothing a person sends reaches here with `at`).
         raise CommandError("not_authorized", "only a system process states when its command happened")
     _check_envelope(table, command)
+    command, device_at = _device_time(command)
     if not table.is_open:
         raise CommandError("wrong_state", f"{table.name} is closed; a supervisor opens it")
     game = TableGame.from_dict(table.state)
@@ -199,7 +201,7 @@ def _check(table: Table, command, command_id, actor: Actor, received, at: dateti
             game, change = due
     approved = _approved(table, game, command, actor)
     approved = _patron_gate(table, game, approved, actor)
-    return _Checked(approved, command_id, stamp, game, change)
+    return _Checked(approved, command_id, stamp, game, change, device_at)
 
 
 def _require_boxes(table: Table, game: TableGame, command, actor: Actor, stamp: recording.Stamp) -> None:
@@ -252,6 +254,8 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         gaming_day=stamp.gaming_day,
         prev_hash=table.event_head,
         hash_key=hashchain.current_key_id(),
+        device_at=checked.device_at,
+        session_tag=session_tag(actor.session),
     )
     event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
     # The event, its ledger rows, the table row and the audit row go to the database
@@ -299,6 +303,24 @@ def _notify(table: Table, done: _Done) -> None:
     if done.meter is not None and any(isinstance(r, JackpotMoved) for r in done.records):
         # The floor shows the meter on every table linked to it: their rows follow.
         meter_tables_changed_on_commit(done.meter.name, besides=table.pk)
+
+
+def _device_time(command: dict) -> tuple[dict, datetime | None]:
+    """The command without `tapped_at` (the tablet's own clock at the tap: the rules never
+    see it), and that time, kept on the event for a surveillance replay. A tablet's clock
+    may be off by any amount, so any time is kept; one that is not a time with its offset
+    is refused, as any malformed field is."""
+    if "tapped_at" not in command:
+        return command, None
+    command = dict(command)
+    text = command.pop("tapped_at")
+    try:
+        tapped = datetime.fromisoformat(text.replace("Z", "+00:00")) if isinstance(text, str) and len(text) <= 40 else None
+    except ValueError:
+        tapped = None
+    if tapped is None or tapped.tzinfo is None:
+        raise CommandError("invalid_command", "'tapped_at' is the tablet's time of the tap, ISO 8601 with its offset")
+    return command, tapped
 
 
 def _check_envelope(table: Table, command) -> None:
@@ -538,6 +560,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
         table_version=table.version,
         actor=actor.name,
         created_at=timezone.now(),
+        session_tag=session_tag(actor.session),
     )
     kind = command.get("type") if recordable else None
     audit_record(

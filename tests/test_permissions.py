@@ -101,6 +101,8 @@ MATRIX = {
     "compliance/rounds/": ("get", READERS),
     "compliance/rounds/export.csv": ("get", READERS),
     "compliance/rounds/<int:round_id>/": ("get", READERS),
+    # A round on three clocks (issue 38): supervisors and compliance; a supervisor sets the camera offset.
+    "compliance/rounds/<int:round_id>/timeline": ("get", PATRON_READERS),
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
     "compliance/rotation/offered/": ("get", READERS),

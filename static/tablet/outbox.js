@@ -29,13 +29,14 @@ export class Outbox {
   // hooks: onChange() after the queue changed; onAnswer(entry, result, {recovered}) when
   // the server answered a tap (recovered: it had failed before); onRetry({code, why,
   // wait, attempt}) when a tap is kept to be sent again later.
-  constructor({ storage, key, user, send = () => {}, timers = browserTimers, randomBytes, hooks = {} }) {
+  constructor({ storage, key, user, send = () => {}, timers = browserTimers, randomBytes, hooks = {}, clock = () => new Date() }) {
     this.storage = storage;
     this.key = key;
     this.user = user;
     this.send = send; // (entry) -> nothing; its answer comes back through answered/serverFailed/offline
     this.timers = timers;
     this.randomBytes = randomBytes;
+    this.clock = clock; // the device's own clock: each tap carries when it was tapped here
     this.hooks = { onChange() {}, onAnswer() {}, onRetry() {}, ...hooks };
     this.entries = JSON.parse(storage.getItem(key) || "[]");
     this.tapCount = Math.max(0, ...this.entries.map((entry) => entry.n || 0));
@@ -61,7 +62,10 @@ export class Outbox {
     const version = last ? last.command.version + 1 : Math.max(seenVersion, this.answeredVersion);
     const id = newId(this.randomBytes);
     this.tapCount += 1;
-    const entry = { id, n: this.tapCount, user: this.user, command: { ...command, id, version } };
+    // When the dealer tapped, by this tablet's clock: kept beside the server's time for a
+    // surveillance replay (the server strips it before the rules see the command).
+    const tapped_at = this.clock().toISOString();
+    const entry = { id, n: this.tapCount, user: this.user, command: { ...command, id, version, tapped_at } };
     this.entries.push(entry);
     this.save();
     return entry;

@@ -39,6 +39,17 @@ test("each tap gets its own id, carried by its command, and a number in tap orde
   assert.equal(a.user, 7);
 });
 
+test("each tap carries the tablet's own time of the tap, kept with it through retries", () => {
+  let now = Date.UTC(2026, 10, 29, 13, 59, 58, 250);
+  const outbox = new Outbox({ storage: memoryStorage(), key: KEY, user: 7, timers: manualTimers(),
+                              randomBytes: countingBytes(), clock: () => new Date(now) });
+  const a = outbox.add({ type: "flop" }, 3);
+  now += 5000;
+  outbox.pump();
+  assert.equal(a.command.tapped_at, "2026-11-29T13:59:58.250Z");
+  assert.equal(outbox.head.command.tapped_at, "2026-11-29T13:59:58.250Z");
+});
+
 test("taps are kept in storage, and a reloaded page goes on numbering after them", () => {
   const storage = memoryStorage();
   const first = makeOutbox({ storage });

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from django.db import connection
 
 from rounds.labels import WAGER
 from rounds.models import Decision, Round, SettlementLine
+from tables.models import TableEvent
 from tests.engine.helpers import FEES
 from tests.db_access import app_role_database_url, as_owner
 from tests.plugins.services import _free_port
@@ -236,6 +238,13 @@ def test_a_whole_round_on_the_tablet_while_the_floor_follows(daphne, table, brow
     settled = Round.objects.get(table=table)
     lines = list(SettlementLine.objects.filter(round=settled).order_by("order"))
     assert settled.status == "settled" and len(lines) == 7
+    # Each tap's own time on the tablet is kept beside the server's, with the session that
+    # sent it (a surveillance replay's three clocks): the two taps queued while the server
+    # was down were tapped seconds before the server took them.
+    tapped = list(TableEvent.objects.filter(table=table, command_type__in=("check", "play")).order_by("seq"))
+    assert len(tapped) == 4 and all(e.device_at is not None and len(e.session_tag) == 32 for e in tapped)
+    assert all(e.created_at - e.device_at > timedelta(seconds=1) for e in tapped[:2])
+    assert "tapped_at" not in tapped[0].command  # the rules never saw it
     expect(overlay.locator("tr.line")).to_have_count(len(lines))
     for shown, line in zip(overlay.locator("tr.line").all(), lines):
         expect(shown.locator("td").nth(1)).to_have_text(f"Seat {line.seat}")

@@ -118,3 +118,37 @@ def rounds_offered(request):
         return rows, {"rounds_total": counts["rounds"]}
 
     return log_page(request, "compliance/rotation_offers.html", RotationFilterForm, contents)
+
+
+@require_http_methods(["GET", "POST"])
+@page_for("supervisor", "compliance")
+def round_timeline(request, round_id: int):
+    """A settled or voided round on three clocks (tables/surveillance.py), for a dispute or
+    a court; a supervisor records the camera clock's offset here."""
+    from tables import surveillance
+
+    rnd = Round.objects.select_related("table").filter(pk=round_id).first()
+    if rnd is None:
+        raise Http404("no such round")
+    if request.method == "POST":
+        try:
+            offset_ms = int(round(float(request.POST.get("offset_seconds") or "") * 1000))
+        except ValueError:
+            messages.error(request, "Not recorded: give the camera's clock minus the server's, in seconds (e.g. -2.5)")
+            return redirect("compliance:round-timeline", round_id=round_id)
+        try:
+            surveillance.camera_offset_set(actor=Actor.from_request(request), table_id=rnd.table_id,
+                                           offset_ms=offset_ms, reason=request.POST.get("reason") or "")
+        except surveillance.SurveillanceError as refused:
+            messages.error(request, f"Not recorded: {refused.message}")
+            return redirect("compliance:round-timeline", round_id=round_id)
+        messages.success(request, "Camera offset recorded.")
+        return redirect("compliance:round-timeline", round_id=round_id)
+    try:
+        steps, offset = surveillance.round_timeline(rnd)
+    except surveillance.SurveillanceError as refused:
+        return render(request, "compliance/round_timeline.html", {"round": rnd, "refused": refused.message}, status=409)
+    return render(request, "compliance/round_timeline.html", {
+        "round": rnd, "steps": steps, "offset": offset, "may_set": request_role(request) == "supervisor",
+        "offset_seconds": offset.offset_ms / 1000 if offset else None,
+    })
