@@ -329,6 +329,7 @@ def config_version_create(*, table: Table, engine_config: EngineConfig, created_
         notice=engine_config.notice,
         side_bets=engine_config.side_bets.to_config(),
         backline=engine_config.backline.to_config() if engine_config.backline else None,
+        no_tppp=engine_config.no_tppp,
         effective_from=now,
         created_by=created_by,
         rule_set_change=rule_set_change,

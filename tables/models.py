@@ -104,6 +104,8 @@ class TableConfig(models.Model):
     )
     effective_from = models.DateTimeField()
     created_by = models.CharField(max_length=150)
+    # No TPPP banks in this version (a rule set's no-TPPP mode, rounds/engine/config.py).
+    no_tppp = models.BooleanField(default=False)
     # The rule set's version whose rules this configuration carries (tables/rule_sets.py):
     # null for a table outside any rule set.
     rule_set_change = models.ForeignKey(
@@ -333,7 +335,8 @@ class RotationLogEntry(models.Model):
 
     ACTIONS = [
         (a, a)
-        for a in ("offer", "accept", "decline", "pass", "limit_reached", "stopped", "game_ended", "game_started")
+        for a in ("offer", "accept", "decline", "pass", "limit_reached", "stopped", "game_ended", "game_started",
+                  "skipped")
     ]
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rotation_log")

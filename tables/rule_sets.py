@@ -42,8 +42,9 @@ from .lifecycle import as_actor, config_version_create
 from .models import RuleSet, RuleSetChange, Table, TableConfig
 
 # The posted rules a rule set may name (docs/commands.md `table`): the rotation limit, the
-# 2026 policy with its parameters, the fee schedule, the pay table and the posted notice.
-RULE_KEYS = ("max_consecutive_banks", "rotation_policy", "fee_schedule", "paytable", "notice")
+# 2026 policy with its parameters, the fee schedule, the pay table, the posted notice and
+# the no-TPPP mode (a TPPP sits but never banks).
+RULE_KEYS = ("max_consecutive_banks", "rotation_policy", "fee_schedule", "paytable", "notice", "no_tppp")
 
 
 class RuleSetError(CodedError):

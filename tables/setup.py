@@ -60,6 +60,7 @@ LABELS = {
     "notice": "Posted notice",
     "backline": "Backline",
     "max_per_seat": "bettors behind one seat",
+    "no_tppp": "No TPPP banks",
 }
 # Keys whose values are amounts in cents, shown in dollars. `meter` is one only as the
 # meter's starting amount (a leaf); as the meter's own object it is a section.

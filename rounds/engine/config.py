@@ -74,7 +74,7 @@ class Limits:
 # service's).
 CONFIG_KEYS = {
     "seats", "paytable", "limits", "dealing", "max_consecutive_banks", "fee_schedule", "side_bets",
-    "rotation_policy", "notice", "backline",
+    "rotation_policy", "notice", "backline", "no_tppp",
 }
 
 
@@ -90,6 +90,9 @@ class TableConfig:
     rotation_policy: RotationPolicy | None = None  # game-rules 2A; None: section 2 alone
     notice: str = notice_from_config(None)
     backline: BacklineConfig | None = None  # game-rules 12; None: no backline wagers
+    # No TPPP banks (a rule set's mode, issue 38): a TPPP may sit, is never offered the bank
+    # and may not accept or keep it; the game stops when no player takes it (section 2).
+    no_tppp: bool = False
 
     @classmethod
     def from_config(cls, value: dict) -> "TableConfig":
@@ -124,6 +127,9 @@ class TableConfig:
         if max_banks not in (1, 2) or type(max_banks) is not int:
             # The regulation allows two consecutive banks at most; a house may say one.
             raise CommandError("invalid_command", "max_consecutive_banks must be 1 or 2")
+        no_tppp = value.get("no_tppp", False)
+        if type(no_tppp) is not bool:
+            raise CommandError("invalid_command", "no_tppp is true or false")
         checked = cls(
             seats=seats,
             paytable=paytable_from_config(value.get("paytable")),
@@ -135,6 +141,7 @@ class TableConfig:
             rotation_policy=RotationPolicy.from_config(value.get("rotation_policy")),
             notice=notice_from_config(value.get("notice")),
             backline=backline_from_config(value.get("backline")),
+            no_tppp=no_tppp,
         )
         for name, amount in checked.amounts():
             if amount is not None and amount > MAX_CONFIG_AMOUNT:
@@ -167,4 +174,6 @@ class TableConfig:
             "rotation_policy": self.rotation_policy.to_config() if self.rotation_policy else None,
             "notice": self.notice,
             "backline": self.backline.to_config() if self.backline else None,
+            # Written only when on: a configuration without the mode reads as it always did.
+            **({"no_tppp": True} if self.no_tppp else {}),
         }

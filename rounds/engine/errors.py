@@ -12,6 +12,8 @@ ERROR_CODES = frozenset(
     """.split()
     # With the rotation policy (game-rules 2A): TPPP seating and banking, the window rule.
     + ["tppp_limit", "badge_expired", "tppp_one_round", "game_ended"]
+    # A rule set's no-TPPP mode (issue 38): the TPPP sits but never banks.
+    + ["tppp_barred"]
     # The service's, not the rules': a person sending refused commands too fast.
     + ["rate_limited"]
     # A player id mixing scripts (rounds/engine/persons.py): a look-alike of someone else.

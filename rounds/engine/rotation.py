@@ -31,6 +31,9 @@ class Rotation:
     # The person who may bank only one round at a time (the TPPP under the rotation
     # policy, game-rules 2A.2): their limit is 1, whatever the table's.
     one_round: str | None = None
+    # The TPPP under a no-TPPP rule (TableConfig.no_tppp): never offered the bank, may not
+    # accept or keep it. Stored only while set (TableGame.to_dict).
+    barred: str | None = None
 
     def known_as(self, player: str) -> str:
         """The spelling this rotation already knows `player` by (the same person written
@@ -46,10 +49,14 @@ class Rotation:
         return 1 if player == self.one_round else self.limit
 
     def eligible(self, player: str) -> bool:
+        if player == self.barred:
+            return False
         return not (player == self.streak_player and self.streak >= self.limit_for(player))
 
     def ineligible_code(self, player: str) -> str:
-        """Why `player` may not bank now: the TPPP's one round, or the table's limit."""
+        """Why `player` may not bank now: no TPPP banks, the TPPP's one round, or the limit."""
+        if player == self.barred:
+            return "tppp_barred"
         return "tppp_one_round" if player == self.one_round else "rotation_limit"
 
     def walk(self, occupants: dict[int, str], seat_count: int) -> list[int]:

@@ -183,7 +183,8 @@ class TableGame:
         return {
             "config": self.config.to_config(),
             "occupants": {str(k): v for k, v in self.occupants.items()},
-            "rotation": vars(self.rotation).copy(),
+            # `barred` only while set: a table without the no-TPPP mode stores what it always did.
+            "rotation": {k: v for k, v in vars(self.rotation).items() if k != "barred" or v is not None},
             "round": round_to_dict(self.round) if self.round else None,
             "rounds_opened": self.rounds_opened,
             "last_deck": self.last_deck,

@@ -143,11 +143,19 @@ def policy_game_ended():
     return game
 
 
+def no_tppp():
+    """Under a no-TPPP rule (issue 38): the TPPP T-1 and P-2 seated, nobody banking."""
+    game = new_game(6, no_tppp=True)
+    game, _ = drive(game, at_minute(0, [{"type": "sit", "seat": 1, "player": "T-1", "tppp": TPPP}, *seat_all([2])]))
+    return game
+
+
 SCENARIOS = {
     f.__name__: f
     for f in (
         fresh, with_pd, betting, preflop, dealt, decided_preflop, flop, river, dealt_river,
         showdown, pd_only, limit_reached, stopped_after_limit, offer_at_2, policy_tppp_banked, policy_game_ended,
+        no_tppp,
     )
 }  # fmt: skip
 
@@ -311,6 +319,8 @@ CASES += [
     ("policy_game_ended", at_minute(41, [{"type": "open_round", "bank": 1000}])[0], "game_ended"),
     ("policy_game_ended", at_minute(41, [{"type": "offer_bank", "seat": 2}])[0], "game_ended"),
     ("policy_tppp_banked", {"type": "offer_bank", "seat": 1, "at": "yesterday"}, "invalid_command"),
+    # a no-TPPP rule: the TPPP is never offered the bank
+    ("no_tppp", {"type": "offer_bank", "seat": 1}, "tppp_barred"),
 ]
 CASES += [
     # already decided on the flop: a 4x pre-flop Play makes no further decisions

@@ -241,3 +241,28 @@ def test_the_demo_floor_has_a_rule_set_in_force_and_a_change_waiting_for_the_sec
     assert [(c.version, c.decision) for c in changes] == [(1, "approved"), (2, "")]
     assert changes[0].filed_by == "supervisor" and changes[0].decided_by == "supervisor2"
     assert sorted(rule_set.tables.values_list("name", flat=True)) == ["Demo UTH-1", "Demo UTH-2"]
+
+
+def test_a_no_tppp_rule_set_stops_the_tppp_banking_from_the_first_round_of_its_day():
+    """Issue 38 item 2: the TPPP holds the bank when the rule comes in; the round they would
+    open is refused `tppp_barred` (and the rule waits, nothing written); they pass the bank,
+    the next round opens under the rule with a player banking, and the TPPP is never offered."""
+    from tables.models import RotationLogEntry
+    from tests.playing import outcomes
+
+    rule_set, (table,) = _member_tables(1)
+    change = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, rules={"no_tppp": True},
+                                     effective_day=calendar().gaming_day(timezone.now()))
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=change.pk, approve=True)
+    tppp = {"badge": "B-77", "company": "Acme TPPS", "expires": "2099-01-31"}
+    run(table, {"type": "sit", "seat": 1, "player": "T-1", "tppp": tppp}, *seated_with_pd([2, 3], pd=1)[:2],
+        {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1})
+    [refused] = outcomes(table, {"type": "open_round", "bank": 100_000})
+    assert refused.result["error"]["code"] == "tppp_barred"
+    assert Table.objects.get(pk=table.pk).config.rule_set_change_id is None  # nothing written
+    run(table, {"type": "pass_bank"}, {"type": "accept_bank", "seat": 2}, *dealt_round([1, 3])[0:1])
+    config = _round_config(table, 1)
+    assert config.rule_set_change_id == change.pk and config.no_tppp
+    assert Round.objects.get(table=table, number=1).pd_player == "P-2"
+    # The one offer to the TPPP is the house's, before the rule came in.
+    assert RotationLogEntry.objects.filter(table=table, action="offer", seat=1).count() == 1

@@ -49,6 +49,7 @@ ERROR_TEXT = {
     "badge_expired": "That TPPP licence has expired: the person cannot sit as a TPPP.",
     "tppp_mismatch": "That badge or company is not the one on this patron's record: call a supervisor.",
     "tppp_one_round": "The TPPP banked the last round: someone else must bank this one.",
+    "tppp_barred": "No TPPP banks under the rules in force: pass the bank to a player.",
     "game_ended": "The game has ended under the rotation rule: a supervisor must start a new game.",
     "rate_limited": "Too many refused taps in a short time. Wait a minute, then try again.",
     "side_bet_not_offered": "This table does not offer that side bet.",

@@ -11,14 +11,26 @@ from typing import TYPE_CHECKING
 from ..errors import CommandError
 from ..policy import GAME_ENDED_BY_WINDOW, GameClock, required_time
 from ..records import RotationEntry, RoundOpened
+from ..seats import clockwise_after
 from ..state import RoundState
 from .step import Step
 
 if TYPE_CHECKING:
     from ..table import TableGame
 
+NO_TPPP_REASON = "no TPPP banks under the rules in force"
 
-def emit_offer(step: Step, offer: int | None) -> None:
+
+def emit_offer(step: Step, offer: int | None, after_seat: int | None = None) -> None:
+    """The offer the walk clockwise from `after_seat` ended on (None: the game stops), each
+    seat it passed over because no TPPP banks under the rules in force recorded first."""
+    barred = step.game.rotation.barred
+    if barred is not None and after_seat is not None:
+        for seat in clockwise_after(after_seat, step.game.config.seats):
+            if seat == offer:
+                break
+            if step.game.occupants.get(seat) == barred:
+                step.emit(RotationEntry("skipped", seat, barred, reason=NO_TPPP_REASON))
     if offer is None:
         step.emit(RotationEntry("stopped", None, None))
     else:
@@ -74,7 +86,7 @@ def _decline_bank(step: Step) -> dict:
         seat, player = _offered_seat(step, asked)
         step.emit(RotationEntry("decline", seat, player))
         offer = game.rotation.decline(game.occupants, game.config.seats)
-        emit_offer(step, offer)
+        emit_offer(step, offer, after_seat=seat)
     return {"offer": offer}
 
 
@@ -87,7 +99,7 @@ def _pass_bank(step: Step) -> dict:
     step.emit(RotationEntry("pass", seat, player))
     # A player-dealer under the limit is offered last and may take the bank back.
     offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=seat, passer=player)
-    emit_offer(step, offer)
+    emit_offer(step, offer, after_seat=seat)
     return {"offer": offer}
 
 
@@ -101,6 +113,8 @@ def _open_round(step: Step) -> dict:
         raise CommandError("no_player_dealer", "no player-dealer: the bank must be offered and accepted first")
     bank = step.amount("bank", required=True)
     if rot.pd_at_limit:
+        if rot.pd_player == rot.barred:
+            raise CommandError("tppp_barred", f"no TPPP banks under the rules in force: {rot.pd_player} passes the bank")
         raise CommandError("rotation_limit", f"{rot.pd_player} has banked the limit of consecutive rounds")
     if not game.has_players_besides_pd:
         raise CommandError("no_players", "a round needs at least one player besides the player-dealer")
@@ -165,15 +179,19 @@ def offer_cycle_after_round(step: Step, rnd: "RoundState") -> int | None:
     game, rot = step.game, step.game.rotation
     passer = rot.pd_player if rot.pd_player is not None and rot.eligible(rot.pd_player) else None
     offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=rnd.pd_seat, passer=passer)
-    emit_offer(step, offer)
+    emit_offer(step, offer, after_seat=rnd.pd_seat)
     return offer
 
 
 def tppp_limits(game: "TableGame") -> None:
-    """Under the policy (tppp_one_round) the seated TPPP banks one round at a time."""
+    """Under the policy (tppp_one_round) the seated TPPP banks one round at a time; under a
+    no-TPPP rule (TableConfig.no_tppp) never: a TPPP banking when the rule comes in keeps
+    the bank to no further round (open_round is refused `tppp_barred`) and is skipped by
+    the next offers."""
     policy = game.policy
     one_round = policy is not None and policy.tppp_one_round and game.tppp is not None
     game.rotation.one_round = game.tppp.player if one_round else None
+    game.rotation.barred = game.tppp.player if game.config.no_tppp and game.tppp is not None else None
 
 
 def policy_switched(game: "TableGame", was_under_policy: bool) -> None:

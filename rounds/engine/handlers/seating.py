@@ -50,12 +50,12 @@ def _leave(step: Step) -> dict:
         tppp_limits(game)
     if seat == rot.pd_seat:
         offer = rot.start_cycle(game.occupants, game.config.seats, after_seat=seat)
-        emit_offer(step, offer)
+        emit_offer(step, offer, after_seat=seat)
         return {"offer": offer}
     if seat == rot.offer_seat:
         step.emit(RotationEntry("decline", seat, player))
         offer = rot.decline(game.occupants, game.config.seats)
-        emit_offer(step, offer)
+        emit_offer(step, offer, after_seat=seat)
         return {"offer": offer}
     return {}
 
