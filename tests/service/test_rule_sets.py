@@ -201,6 +201,7 @@ def test_on_the_page_one_supervisor_files_and_only_another_can_approve():
     assert b"Not decided: the supervisor who filed a change does not decide it" in mine.content
     assert RuleSetChange.objects.get().decision == ""
 
+    assert b'href="/staff/rule-sets/"' in bob.get("/staff/tables/").content  # reached from the table setup
     page = bob.get("/staff/rule-sets/")
     assert f'/staff/rule-set-changes/{change.pk}/decide'.encode() in page.content
     page = bob.post(f"/staff/rule-set-changes/{change.pk}/decide", {"decision": "approve"}, follow=True)
