@@ -162,7 +162,12 @@ def due(table: Table, game: TableGame, gaming_day: date) -> tuple[TableGame, Rul
     carried = TableConfig.objects.filter(pk=table.config_id).values_list("rule_set_change_id", flat=True).first()
     if carried == change.pk:
         return None
-    config = _checked(game.config.to_config(), change.rules, table.name)
+    try:
+        config = _checked(game.config.to_config(), change.rules, table.name)
+    except RuleSetError as refused:
+        # A refusal of the command, never a server error: the round waits for a version
+        # this table can play under (the check at filing makes this rare).
+        raise CommandError(refused.code, refused.message) from None
     return game.with_config(config), change
 
 

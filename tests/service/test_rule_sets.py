@@ -267,3 +267,20 @@ def test_a_no_tppp_rule_set_stops_the_tppp_banking_from_the_first_round_of_its_d
     assert Round.objects.get(table=table, number=1).pd_player == "P-2"
     # The one offer to the TPPP is the house's, before the rule came in.
     assert RotationLogEntry.objects.filter(table=table, action="offer", seat=1).count() == 1
+
+
+def test_an_approved_version_the_table_cannot_play_under_refuses_the_round_with_its_code_and_writes_nothing():
+    """A version row the filing check never saw (written by other means) is a refusal at the
+    round, with the engine's code, not a server error; the table keeps its configuration."""
+    from tests.playing import outcomes
+
+    rule_set, (table,) = _member_tables(1)
+    run(table, *seated_with_pd([1, 2, 3], pd=1))
+    RuleSetChange.objects.create(
+        rule_set=rule_set, version=1, rules={"max_consecutive_banks": 3}, filed_by="x", filed_at=timezone.now(),
+        effective_day=calendar().gaming_day(timezone.now()), decision="approved", decided_by="y", decided_at=timezone.now(),
+    )
+    config_before = Table.objects.get(pk=table.pk).config_id
+    [refused] = outcomes(table, dealt_round([2, 3])[0])
+    assert refused.result["error"]["code"] == "invalid_command"
+    assert Table.objects.get(pk=table.pk).config_id == config_before
