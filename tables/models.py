@@ -171,6 +171,26 @@ class RuleSetChange(models.Model):
         return f"{self.rule_set.name} v{self.version}"
 
 
+class RoundStart(models.Model):
+    """The engine state a round began from: the game `open_round` was applied to (after a
+    rule set's change it brought in), written with that event. A surveillance replay of the
+    round (tables/surveillance.py) starts here and applies the round's commands again,
+    each with the cards its deal drew; every result and record it gets must be the one the
+    event chain holds, which is what vouches for this row. Between rounds a state holds no
+    card. Append-only, like every record."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="round_starts")
+    round_number = models.PositiveIntegerField()
+    seq = models.PositiveBigIntegerField(help_text="the open_round event's seq")
+    state = models.JSONField(help_text="the engine state before open_round (TableGame.to_dict)")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "round_number"], name="round_start_once"),
+        ]
+
+
 class CameraOffset(models.Model):
     """How far a table's surveillance camera clock is from the server's (issue 38): read by a
     supervisor off the camera's picture and recorded with who and when, never edited (a new

@@ -32,7 +32,7 @@ from rounds.visibility import TABLET
 
 from . import events, presence, recording, rule_sets
 from .events import meter_tables_changed_on_commit, publish_on_commit
-from .models import Approval, RejectedCommand, Table, TableEvent
+from .models import Approval, RejectedCommand, RoundStart, Table, TableEvent
 from .selectors import table_snapshot
 from .lifecycle import as_actor
 
@@ -271,6 +271,13 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         summary=f"{event.command_type} accepted at {table.name} (seq {event.seq})",
         detail={"seq": event.seq, "command": command},
     ), table)
+    if command["type"] == "open_round" and new_game.round is not None:
+        # Where a surveillance replay of this round starts (tables/surveillance.py). An
+        # open_round that ends the game instead (the rotation rules) opens no round.
+        writes.insert(RoundStart, [RoundStart(
+            table_id=table.pk, round_number=new_game.round.number, seq=event.seq, state=game.to_dict(),
+            created_at=stamp.now,
+        )])
     writes.update(Table, {"id": table.pk}, **{name: getattr(table, name) for name in _TABLE_FIELDS_A_COMMAND_MOVES})
     writes.insert(AuditEntry, [audit])
     writes.send()

@@ -19,9 +19,11 @@ from django.utils import timezone
 from cardroom.access import Actor
 from cardroom.audit import audit_record
 from rounds.engine.errors import CodedError, CommandError
+from rounds import rebuild
+from rounds.engine.config import TableConfig
 from rounds.models import Round
 
-from .models import Approval, CameraOffset, RejectedCommand, TableEvent
+from .models import Approval, CameraOffset, RejectedCommand, RoundStart, TableEvent
 
 MAX_OFFSET_MS = 24 * 3600 * 1000  # a camera clock a day off is misread, not drifted
 
@@ -120,3 +122,92 @@ def _summary(command) -> str:
         return ""
     shown = {k: v for k, v in command.items() if k not in ("type", "id", "version", "tapped_at", "at")}
     return ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
+# --- The round played again ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One accepted command of the round, played again: its event, what the tablet was
+    shown after it, and what (if anything) the replay did not give again."""
+
+    event: TableEvent
+    command: dict  # as the engine received it, with the server's `at`
+    deck: list[str] | None  # the cards a software shuffle drew at this command, in order
+    fund: dict | None  # the progressive's fund as it stood, for the commands that read it
+    tablet: dict | None
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoundReplay:
+    start: RoundStart
+    steps: list[ReplayStep]
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"#{s.event.seq} {s.event.command_type}: {p}" for s in self.steps for p in s.problems]
+
+
+def round_events(rnd: Round, start: RoundStart) -> list[TableEvent]:
+    """The table's events from the round's open_round to the one that settled or voided it
+    (a seat taken or left meanwhile included: the replay needs every command the table took)."""
+    return list(TableEvent.objects.filter(table_id=rnd.table_id, seq__gte=start.seq, created_at__lte=rnd.closed_at)
+                .order_by("seq"))
+
+
+def engine_command(event: TableEvent) -> dict:
+    """The command as the engine received it: the service stamps the server's time as `at`
+    (tables/services.py `_do`), in the cardroom's zone."""
+    return {**event.command, "at": timezone.localtime(event.created_at).isoformat()}
+
+
+def _fund_before(event: TableEvent, meter_name: str | None) -> dict | None:
+    """The progressive's fund just before `event`: its own first fund line less what it
+    moved, or else the meter after its last line written before it (None: no progressive)."""
+    if meter_name is None:
+        return None
+    from collections_fees.models import JackpotEntry, JackpotMeter
+
+    own = JackpotEntry.objects.filter(event_id=event.pk).order_by("seq").first()
+    if own is not None:
+        return {"meter": own.meter_after - own.meter_delta, "reserve": own.reserve_after - own.reserve_delta}
+    before = (JackpotEntry.objects.filter(meter__name=meter_name, created_at__lte=event.created_at)
+              .exclude(event_id=event.pk).order_by("-seq").first())
+    if before is not None:
+        return {"meter": before.meter_after, "reserve": before.reserve_after}
+    meter = JackpotMeter.objects.filter(name=meter_name).first()
+    return {"meter": meter.meter, "reserve": meter.reserve} if meter is not None else None
+
+
+def round_replay(rnd: Round) -> RoundReplay:
+    """The settled or voided round played again from its recorded start, each command with
+    the cards its deal drew (rounds/rebuild.py); refused for a round in progress, or one
+    played before starts were recorded."""
+    if rnd.status == "in_progress" or rnd.closed_at is None:
+        raise SurveillanceError("wrong_state", "a round in progress is not replayed: it is the table's live business")
+    start = RoundStart.objects.filter(table_id=rnd.table_id, round_number=rnd.number).first()
+    if start is None:
+        raise SurveillanceError("wrong_state", "this round was played before rounds kept their starting state: "
+                                               "its timeline is shown, its screens cannot be rebuilt")
+    config = TableConfig.from_config(start.state["config"])
+    procedure = config.dealing
+    meter_name = config.side_bets.progressive.meter if config.side_bets.progressive else None
+    events = round_events(rnd, start)
+    inputs = [
+        {"command": engine_command(e), "deck": rebuild.drawn_deck(e.records, procedure), "fund": _fund_before(e, meter_name)}
+        for e in events
+    ]
+    steps, game_state = [], start.state
+    for event, step in zip(events, inputs):
+        try:
+            (done,) = rebuild.replay(game_state, [step])
+        except rebuild.ReplayMismatch as exc:
+            steps.append(ReplayStep(event, step["command"], step["deck"], step["fund"], None, (exc.message,)))
+            # The record's own state cannot be had: the rest of the round is not replayed.
+            break
+        game_state = done.state
+        problems = tuple(rebuild.differences(done, event.result, event.records))
+        steps.append(ReplayStep(event, step["command"], step["deck"], step["fund"], done.tablet, problems))
+    return RoundReplay(start, steps)

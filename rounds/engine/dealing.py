@@ -36,3 +36,37 @@ def assign(procedure: str, cards: list[str], player_seats: list[int]) -> Deal:
         holes = {seat: (rest[2 * i], rest[2 * i + 1]) for i, seat in enumerate(seats)}
         return Deal(holes, (rest[2 * n], rest[2 * n + 1]), tuple(cards[:5]))
     raise ValueError(f"unknown dealing procedure {procedure!r}")
+
+
+def drawn(procedure: str, deal: Deal) -> list[str]:
+    """The sequence `assign` took the deal from: the order the cards were drawn (for a
+    software shuffle, the deck order drawn at the deal), recovered from where each card
+    went. `assign(procedure, drawn(procedure, deal), seats) == deal` for every procedure,
+    so a deal's recorded positions are its drawn order, which a replay deals again."""
+    seats = sorted(deal.holes)
+    firsts = [deal.holes[seat][0] for seat in seats] + [deal.player_dealer[0]]
+    seconds = [deal.holes[seat][1] for seat in seats] + [deal.player_dealer[1]]
+    pairs = [card for seat in seats for card in deal.holes[seat]] + list(deal.player_dealer)
+    if procedure == "shoe":
+        return firsts + seconds + list(deal.community)
+    if procedure == "shuffler":
+        return pairs + list(deal.community)
+    if procedure == "community_first":
+        return list(deal.community) + pairs
+    raise ValueError(f"unknown dealing procedure {procedure!r}")
+
+
+def deal_of(positions) -> Deal:
+    """A Deal from a CardsDealt record's (position, index, card) triples."""
+    holes: dict[int, list[str]] = {}
+    pd: list[str] = ["", ""]
+    community: list[tuple[int, str]] = []
+    for position, index, card in positions:
+        if position == "player_dealer":
+            pd[index] = card
+        elif position == "community":
+            community.append((index, card))
+        else:
+            holes.setdefault(int(position), ["", ""])[index] = card
+    return Deal({seat: tuple(cards) for seat, cards in holes.items()}, tuple(pd),
+                tuple(card for _, card in sorted(community)))

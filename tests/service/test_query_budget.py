@@ -22,8 +22,10 @@ pytestmark = pytest.mark.django_db
 
 # Statements per command, by command type, in the round below (sum over its commands /
 # how many of that type it sends).
+# open_round's ninth: the round's starting state for a surveillance replay (RoundStart),
+# sent in the same round trip as the event's other rows.
 BUDGET = {
-    "open_round": 8, "wager": 6, "no_more_bets": 10, "deal": 7, "check": 7, "flop": 7,
+    "open_round": 9, "wager": 6, "no_more_bets": 10, "deal": 7, "check": 7, "flop": 7,
     "turn_river": 7, "play": 8, "showdown": 7, "settle": 9,
 }
 
