@@ -240,6 +240,9 @@ EXPORT_CHAINS = {
     "collections": ExportChains("table", "table_id", ("dealer", "payer", "player")),
     # A meter's chain runs across the tables linked to it: a table filter narrows it.
     "jackpot": ExportChains("meter", "meter_id", ("table", "player")),
+    # A round's surveillance export holds its gaming days' events: the round's whole, the
+    # others as links (tables/surveillance.py).
+    "round_replay": ExportChains("table", "table_id", ()),
 }
 
 

@@ -164,6 +164,8 @@ class ExportManifest(SealedRow):
             "mtl", "cash", "ctr", "self_exclusion", "patron_history",
             # The dealers' hand-overs at relief pushes (collections_fees/handovers.py).
             "handovers",
+            # A round played again for surveillance (tables/surveillance.py).
+            "round_replay",
         )
     ]
     SOURCES = [("http", "http"), ("cli", "cli")]

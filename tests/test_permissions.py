@@ -103,6 +103,8 @@ MATRIX = {
     "compliance/rounds/<int:round_id>/": ("get", READERS),
     # A round on three clocks (issue 38): supervisors and compliance; a supervisor sets the camera offset.
     "compliance/rounds/<int:round_id>/timeline": ("get", PATRON_READERS),
+    # Its surveillance export: the same people.
+    "compliance/rounds/<int:round_id>/replay.csv": ("get", PATRON_READERS),
     "compliance/rotation/": ("get", READERS),
     "compliance/rotation/export.csv": ("get", READERS),
     "compliance/rotation/offered/": ("get", READERS),

@@ -3,13 +3,20 @@ recorded at its open_round (RoundStart), each accepted command is applied again 
 cards its deal drew, and gives the answer and the records the event chain holds, and the
 screens the dealer's tablet showed after it."""
 
+import csv
+import hashlib
+import io
+import json
 from random import Random
 
 import pytest
+from django.core.management import call_command
 from django.db import connection, transaction
+from django.test import Client
 from django.db.utils import DatabaseError
 
 from cardroom.access import Actor
+from collections_fees.models import ExportManifest
 from rounds import rebuild
 from rounds.engine.cards import DECK
 from rounds.models import Round, RoundCard
@@ -19,6 +26,8 @@ from tables.models import RoundStart, Table
 from tables.selectors import table_snapshot
 from tests.engine.helpers import FEES, dealt_round, seated_with_pd
 from tests.engine.test_sidebets import PROGRESSIVE
+from tests.db_access import as_owner
+from tests.patron_aml.conftest import person
 from tests.playing import new_table, run
 
 pytestmark = pytest.mark.django_db
@@ -136,3 +145,145 @@ def test_the_recorded_start_cannot_be_rewritten_or_removed_by_the_app():
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statement, [start.pk])
     assert RoundStart.objects.get(pk=start.pk).state == start.state
+
+
+# --- The page and the export ------------------------------------------------------------
+
+
+def _settled_shuffled_round():
+    table = new_table(fee_schedule=FEES)
+    run(table, *seated_with_pd([1, 2, 3], pd=1), *shuffled_round([2, 3]), rng=Random(11))
+    return table, Round.objects.get(table=table, number=1)
+
+
+def test_the_page_steps_through_the_tablets_screens():
+    table, rnd = _settled_shuffled_round()
+    sup = Client()
+    sup.force_login(person("sup-r", "supervisor"))
+    first = sup.get(f"/compliance/rounds/{rnd.pk}/timeline")
+    assert first.status_code == 200
+    text = first.content.decode()
+    assert 'id="replay-verdict"' in text and f"each of its {len(shuffled_round([2, 3]))} commands" in text
+    assert 'id="replay-previous"' not in text and 'id="replay-next"' in text
+    deal = table.events.get(command_type="deal")
+    dealt = sup.get(f"/compliance/rounds/{rnd.pk}/timeline?step={deal.seq}").content.decode()
+    holes = {c for r in deal.records if r["kind"] == "CardsDealt" for p, _, c in r["cards"] if p in ("2", "3")}
+    seats = dealt[dealt.index('id="replay-seats"'):]
+    assert all(card in seats for card in holes) and "the cards the shuffle drew" in dealt
+
+
+def test_a_round_played_before_starts_were_kept_shows_its_timeline_and_says_why_no_screens():
+    table, rnd = _settled_shuffled_round()
+    # A round from before this record: its start is not there (the app itself cannot delete it).
+    with as_owner(), connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("ALTER TABLE tables_roundstart DISABLE TRIGGER USER")
+        cursor.execute("DELETE FROM tables_roundstart WHERE table_id = %s", [table.pk])
+        cursor.execute("ALTER TABLE tables_roundstart ENABLE TRIGGER USER")
+    sup = Client()
+    sup.force_login(person("sup-o", "supervisor"))
+    page = sup.get(f"/compliance/rounds/{rnd.pk}/timeline").content.decode()
+    assert 'id="timeline"' in page and 'id="replay-refused"' in page and "kept their starting state" in page
+
+
+def _exported(tmp_path, rnd):
+    officer = Client()
+    officer.force_login(person("officer-r", "compliance"))
+    response = officer.get(f"/compliance/rounds/{rnd.pk}/replay.csv")
+    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
+    manifest = json.loads(officer.get(f"/compliance/exports/{response['X-Export-Id']}/manifest.json").content)
+    csv_path = tmp_path / manifest["file"]["name"]
+    csv_path.write_bytes(response.content)
+    manifest_path = tmp_path / "round.manifest.json"
+    manifest_path.write_text(json.dumps(manifest))
+    return csv_path, manifest_path, manifest
+
+
+def _verify(manifest_path) -> tuple[int, str]:
+    out = io.StringIO()
+    try:
+        call_command("verify_logs", "--checkpoints", str(manifest_path), stdout=out)
+    except SystemExit as exit_:
+        return exit_.code, out.getvalue()
+    return 0, out.getvalue()
+
+
+def test_the_export_lists_each_command_with_three_times_and_verifies_offline(tmp_path):
+    table, rnd = _settled_shuffled_round()
+    # Another round's commands on the same gaming day travel as links only.
+    run(table, *shuffled_round([2, 3])[:2], rng=Random(12))
+    supervisor = Actor.of(person("sup-cam", "supervisor"))
+    surveillance.camera_offset_set(actor=supervisor, table_id=table.pk, offset_ms=1500)
+    csv_path, manifest_path, manifest = _exported(tmp_path, rnd)
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(), newline="")))
+    events = [r for r in rows if r["row_kind"] == "event"]
+    assert [r["command_type"] for r in events] == [c["type"] for c in shuffled_round([2, 3])]
+    assert all(r["created_at"] and r["camera_at"] for r in events)
+    assert all(r["command"] == "{}" or "P-" not in r["command"] for r in rows if r["row_kind"] == "link")
+    links = [r for r in rows if r["row_kind"] == "link"]
+    assert links and all(not r["command"] and not r["records"] and not r["actor"] for r in links)
+    assert manifest["kind"] == "round_replay" and manifest["checkpoints"]
+
+    code, text = _verify(manifest_path)
+
+    assert code == 0 and f"{len(events)} round events checked, 0 problems" in text
+
+
+def _rewrite(csv_path, manifest_path, manifest, change):
+    """An insider's edit of the file, with its manifest's SHA-256 and size made to match."""
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(), newline="")))
+    rows = change(rows)
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    content = out.getvalue().encode()
+    csv_path.write_bytes(content)
+    manifest["file"] = {**manifest["file"], "sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def _edit(rows, command_type, column, edit):
+    for row in rows:
+        if row["row_kind"] == "event" and row["command_type"] == command_type:
+            row[column] = edit(row[column])
+    return rows
+
+
+@pytest.mark.parametrize("what, change, named", [
+    ("a dealt card changed in the chain's record",
+     lambda rows: _edit(rows, "deal", "records", lambda text: text.replace('"2",0,"', '"2",0,"X', 1)),
+     "not what was written"),
+    ("the tablet's screen after the showdown changed",
+     lambda rows: _edit(rows, "showdown", "state_after", lambda text: text.replace('"phase":"showdown"', '"phase":"river"', 1)),
+     "the tablet's screen differs"),
+    ("the round's start changed",
+     lambda rows: [{**r, "state_after": r["state_after"].replace('"P-2"', '"P-9"')} if r["row_kind"] == "start" else r
+                   for r in rows],
+     "played again"),
+    ("the deck drawn changed",
+     lambda rows: _edit(rows, "deal", "deck", lambda text: json.dumps(list(reversed(json.loads(text))))),
+     "played again"),
+    ("an event of the round cut out",
+     lambda rows: [r for r in rows if not (r["row_kind"] == "event" and r["command_type"] == "flop")],
+     "not consecutive"),
+])
+def test_an_export_edited_to_match_its_manifest_still_fails_offline(tmp_path, what, change, named):
+    _, rnd = _settled_shuffled_round()
+    csv_path, manifest_path, manifest = _exported(tmp_path, rnd)
+    _rewrite(csv_path, manifest_path, manifest, change)
+    code, text = _verify(manifest_path)
+    assert code == 1 and named in text, (what, text)
+
+
+def test_only_supervisors_and_compliance_export_a_round_and_never_one_in_progress():
+    table = new_table(fee_schedule=FEES)
+    run(table, *seated_with_pd([1, 2], pd=1), *shuffled_round([2])[:4], rng=Random(1))
+    rnd = Round.objects.get(table=table)
+    officer = Client()
+    officer.force_login(person("officer-p", "compliance"))
+    assert officer.get(f"/compliance/rounds/{rnd.pk}/replay.csv").status_code == 409
+    manager = Client()
+    manager.force_login(person("manager-p", "manager"))
+    assert manager.get(f"/compliance/rounds/{rnd.pk}/replay.csv").status_code == 403
+    assert not ExportManifest.objects.filter(kind="round_replay").exists()

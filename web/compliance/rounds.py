@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -150,5 +150,68 @@ def round_timeline(request, round_id: int):
         return render(request, "compliance/round_timeline.html", {"round": rnd, "refused": refused.message}, status=409)
     return render(request, "compliance/round_timeline.html", {
         "round": rnd, "steps": steps, "offset": offset, "may_set": request_role(request) == "supervisor",
-        "offset_seconds": offset.offset_ms / 1000 if offset else None,
+        "offset_seconds": offset.offset_ms / 1000 if offset else None, **_replayed(rnd, request.GET.get("step")),
     })
+
+
+def _replayed(rnd, asked) -> dict:
+    """The round played again (tables/surveillance.py) and the tablet's screen after the
+    step asked for (`?step=SEQ`; the first command when none is)."""
+    from tables import surveillance
+
+    try:
+        replayed = surveillance.round_replay(rnd)
+    except surveillance.SurveillanceError as refused:
+        return {"replay_refused": refused.message}
+    seqs = [s.event.seq for s in replayed.steps]
+    seq = int(asked) if asked and asked.isdigit() and int(asked) in seqs else seqs[0]
+    at = seqs.index(seq)
+    return {
+        "replay": replayed, "shown": replayed.steps[at], "shown_screen": screen(replayed.steps[at].tablet),
+        "previous_seq": seqs[at - 1] if at > 0 else None, "next_seq": seqs[at + 1] if at + 1 < len(seqs) else None,
+    }
+
+
+def screen(tablet: dict | None) -> dict | None:
+    """What the page draws of the tablet's screen: the phase and the dealer's next step, the
+    board, the player-dealer's cards and bank, and each seat's player, wagers, cards and
+    decisions."""
+    if tablet is None:
+        return None
+    game, view = tablet["game"], tablet["view"]
+    rnd = game.get("round") or {}
+    seats = []
+    for seat in view.get("seats", []):
+        if not seat.get("player"):
+            continue
+        wager = seat.get("wager") or {}
+        seats.append({
+            "seat": seat["seat"], "player": seat["player"], "banks": seat.get("role") == "player_dealer",
+            "hole": [c for c in (wager.get("hole") or []) if c],
+            "wagers": {kind: wager[kind] for kind in ("ante", "blind", "trips", "bad_beat", "pairs", "play") if wager.get(kind)},
+            "checked": wager.get("checked") or [], "folded": wager.get("folded", False),
+        })
+    return {
+        "phase": view.get("phase", ""), "next": (view.get("next") or {}).get("step", ""),
+        "board": rnd.get("community") or [], "pd_hole": [c for c in (rnd.get("pd_hole") or []) if c],
+        "bank": rnd.get("bank"), "seats": seats,
+    }
+
+
+@require_GET
+@page_for("supervisor", "compliance")
+def round_replay_export(request, round_id: int):
+    """The round's surveillance export (CSV) and its manifest, for a court or the regulator
+    to check offline with `verify_logs --checkpoints`."""
+    from tables import surveillance
+    from web.compliance.views import export_attachment
+
+    rnd = Round.objects.select_related("table").filter(pk=round_id).first()
+    if rnd is None:
+        raise Http404("no such round")
+    try:
+        content, manifest = surveillance.round_replay_export(rnd, requested_by=request.user.get_username())
+    except surveillance.SurveillanceError as refused:
+        return render(request, "compliance/round_timeline.html", {"round": rnd, "refused": refused.message}, status=409)
+    return export_attachment(HttpResponse(content, content_type=manifest.media_type), filename=manifest.filename,
+                             export_id=manifest.id)

@@ -13,7 +13,8 @@ export manifests.
 
 `python manage.py verify_logs --checkpoints FILE.manifest.json [--csv FILE]`: offline,
 with the ledger key and no database, check a collection or jackpot export against the
-signed checkpoints its manifest carries (cardroom/checkpoints.py, docs/compliance-exports.md);
+signed checkpoints its manifest carries (cardroom/checkpoints.py, docs/compliance-exports.md),
+a round's surveillance export also re-hashed and played again (tables/surveillance.py);
 any other export (a workbook, a print, another CSV) against its manifest's SHA-256 and size.
 
 Exit status 0 when everything verifies, 1 when anything does not (each reported).
@@ -44,6 +45,7 @@ from tables.integrity import (
     verify_witness_coverage,
 )
 from tables import record_checks
+from tables.surveillance import verify_replay_export
 from tables.models import Table
 
 
@@ -149,6 +151,11 @@ class Command(BaseCommand):
             records = csv_records(content)
             checked, found = verify_cash_export(manifest, records)
             what = "cash rows"
+        elif manifest.get("kind") == "round_replay":
+            # A round's surveillance export: its checkpoints, every event re-hashed, and
+            # the round played again from its starting state (tables/surveillance.py).
+            checked, found = verify_replay_export(manifest, list(csv_records(content)))
+            what = "round events"
         elif manifest.get("kind") in anchors.EXPORT_CHAINS:
             records = csv_records(content)
             checked, found = anchors.verify_export(manifest, records)
