@@ -16,7 +16,8 @@ the CTR line, the patron's record holds identification; otherwise it is `owed` u
 supervisor or compliance officer other than the confirming supervisor identifies the
 winner (`award_identify`). Its cash payout names it and is written once
 (patrons/cash.py), for its amount, to its winner: then it is `paid` and counts in the
-winner's day.
+winner's day. A payout reversed by two people (a payout to the wrong person) makes the
+award `due` again (`award_unpaid`): its winner may be named again, and it is paid once more.
 """
 
 from __future__ import annotations
@@ -178,3 +179,10 @@ def award_paid(award_round: int, award_seat: int, payout) -> None:
     """The award's payout row was written: the award is paid (once: the row is unique)."""
     AwardCashOut.objects.filter(round_id=award_round, seat=award_seat).update(state="paid", payout=payout)
 
+
+def award_unpaid(payout) -> None:
+    """`payout`, an award's payout row, was reversed (patrons/cash.py
+    `cash_reversal_decide`, two people): the award is due again, to the winner it names
+    (who may be named again first, when the payout went to the wrong person). Both cash rows
+    stay in the log; the next payout naming the award pays it."""
+    AwardCashOut.objects.filter(payout=payout).update(state="due", payout=None)

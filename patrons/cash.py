@@ -31,7 +31,7 @@ from cardroom.gaming_day import calendar
 from rounds.models import Round
 from tables.models import TableEvent
 
-from .awards import award_paid, award_payable
+from .awards import award_paid, award_payable, award_unpaid
 from .identity import (
     IDENTIFICATION_ROLES,
     PatronError,
@@ -228,9 +228,12 @@ def _award_paid(kind, table_id, award_round, award_seat, actor: Actor) -> tuple[
 
 def award_already_paid(award_round: int, award_seat: int) -> PatronError | None:
     """An award is cashed out once (a double tap, a second person paying it again): its
-    earlier payout row names it, read under the cash lock (and the database's unique
-    `cash_award_paid_once` behind it)."""
-    paid = CashTransaction.objects.filter(award_round_id=award_round, award_seat=award_seat).first()
+    earlier payout row names it, read under the cash lock (and the database's trigger
+    `cash_award_paid_once` behind it). A payout that was reversed (a correction two people
+    agreed to) no longer pays it: the award is payable again, once."""
+    reversed_ids = CashTransaction.objects.filter(reverses__isnull=False).values("reverses_id")
+    paid = (CashTransaction.objects.filter(award_round_id=award_round, award_seat=award_seat, reverses__isnull=True)
+            .exclude(pk__in=reversed_ids).first())
     if paid is None:
         return None
     return PatronError("award_paid", f"the award of round {award_round} seat {award_seat} was paid (cash seq {paid.seq})")
@@ -713,6 +716,8 @@ def cash_reversal_decide(*, request_id, approve, actor: Actor, note: str = "") -
                 table_id=original.table_id, actor=actor, note=f"reverses cash #{original.seq}: {request.reason}",
                 now=timezone.now(), mtl_at=mtl_at, reverses=original,
             )
+            # A reversed award payout leaves the award unpaid: payable again, once, to its winner.
+            award_unpaid(original)
         decision = CashReversalDecision.objects.create(
             request=request, approved=bool(approve), decided_by_id=actor.user_id, decided_name=actor.name,
             decided_role=actor.role, note=note, reversal=reversal, decided_at=timezone.now(),
@@ -721,7 +726,9 @@ def cash_reversal_decide(*, request_id, approve, actor: Actor, note: str = "") -
             actor=actor, action="cash", table_id=original.table_id,
             summary=(f"reversal of cash #{original.seq} {'approved' if approve else 'declined'} "
                      f"(asked by {request.requested_name})" + (f": cash #{reversal.seq}" if reversal else "")),
-            detail={"cash": original.seq, "reversal_request": request.pk, "reversal": reversal.seq if reversal else None},
+            detail={"cash": original.seq, "reversal_request": request.pk, "reversal": reversal.seq if reversal else None,
+                    **({"award_round": original.award_round_id, "award_seat": original.award_seat}
+                       if reversal and original.award_round_id else {})},
         )
     return decision
 

@@ -211,11 +211,10 @@ class CashTransaction(ChainedRow):
                 name="cash_award_is_a_payout_of_a_seat",
             ),
             # A progressive award is cashed out once: a second payout of the same round's
-            # seat is refused (patrons.cash `award_paid`), and this is the database's word.
-            models.UniqueConstraint(
-                fields=["award_round", "award_seat"], condition=Q(award_round__isnull=False),
-                name="cash_award_paid_once",
-            ),
+            # seat while an earlier one stands (not reversed) is refused (patrons.cash
+            # `award_already_paid`); the database's word is the trigger `cash_award_paid_once`
+            # (patrons/migrations/0014_award_paid_once_unless_reversed.py): a unique index
+            # cannot see a reversal, which is another row.
         ]
 
     def chain_content(self) -> dict:

@@ -13,23 +13,36 @@ const table = panel ? panel.dataset.table : null;
 const csrfToken = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
 
 function say(out, kind, text) {
-  if (kind !== "error") delete out.dataset.code;
+  delete out.dataset.code;
+  out.removeAttribute("title");
   out.className = kind;
   out.textContent = text;
 }
 
 // The tablet's words for each refusal code (web/tables/ui_text.py), from the page's data.
 const pageData = document.getElementById("page-data");
-const WORDS = pageData ? JSON.parse(pageData.textContent).errors || {} : {};
-// A refusal about a listed or alerted patron is said in neutral words, without its code or
-// the server's message: the patron can read the tablet; the floor has the reason.
+const page = pageData ? JSON.parse(pageData.textContent) : {};
+const WORDS = page.errors || {};
+// A refusal about a listed or alerted patron is said in neutral words, without the
+// server's message: the patron can read the tablet; the floor has the reason.
 const DISCREET = new Set(["self_excluded", "check_required"]);
 
+// A refusal in words, never its code: the code stays on the output's data-code (as on the
+// table's refusal banner, static/table.js showError) and the server's own wording on its
+// tooltip, for support.
+function refuse(out, code, text, technical = "") {
+  say(out, "error", text);
+  out.dataset.code = code;
+  if (technical) out.title = technical;
+}
+
+// The server's refusal: the sentence for its code, or else the server's own sentence.
 function refusal(answer, out) {
   const error = answer.error || {};
-  if (out) out.dataset.code = error.code || "";
-  if (DISCREET.has(error.code)) return WORDS[error.code];
-  return `${error.code || "refused"}: ${error.message || ""}`;
+  const message = String(error.message || "");
+  const sentence = message && `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? "" : "."}`;
+  const words = WORDS[error.code] || sentence || page.unknown_error || "Refused.";
+  refuse(out, error.code || "", words, DISCREET.has(error.code) ? "" : message);
 }
 
 async function call(path, { method = "GET", body } = {}) {
@@ -77,7 +90,7 @@ function lookup(form) {
     const q = form.elements.q.value.trim();
     if (!q) return say(out, "error", "Type a card, a number or a name.");
     const answer = await call(`/api/tables/${table}/patrons`, { method: "POST", body: { q } });
-    if (!answer.ok) return say(out, "error", refusal(answer, out));
+    if (!answer.ok) return refusal(answer, out);
     say(out, "info", answer.patrons.length ? "Seat them under their number:" : "No patron found: seat them as an unidentified patron.");
     list.append(...answer.patrons.map((p) => found(p, out)));
   });
@@ -89,7 +102,7 @@ function unidentified(form) {
     event.preventDefault();
     const answer = await call(`/api/tables/${table}/patrons/unidentified`,
       { method: "POST", body: { description: form.elements.description.value.trim() } });
-    if (!answer.ok) return say(out, "error", refusal(answer, out));
+    if (!answer.ok) return refusal(answer, out);
     say(out, "success", `Seat them, and record their cash, as ${answer.player}.`);
     out.dataset.player = answer.player;
     form.reset();
@@ -117,7 +130,7 @@ function cash(form) {
 
   async function send(confirm) {
     const amount = toCents(form.elements.amount.value);
-    if (amount === null || amount <= 0) return say(out, "error", "invalid_amount: type the amount in dollars, e.g. 3500.00");
+    if (amount === null || amount <= 0) return refuse(out, "invalid_amount", "Type the amount in dollars and cents, e.g. 3500.00.");
     clientId = clientId || newClientId();
     record.disabled = again.disabled = true;
     try {
@@ -129,11 +142,11 @@ function cash(form) {
         const code = (answer.error || {}).code;
         if (code === "possible_duplicate") {
           again.hidden = false;
-          return say(out, "error", DUPLICATE_WORDS);
+          return refuse(out, "possible_duplicate", DUPLICATE_WORDS);
         }
         // A refusal is final for this entry; a lost or failed answer keeps the id to resend.
         if (code !== "server_error") forget();
-        return say(out, "error", refusal(answer, out));
+        return refusal(answer, out);
       }
       const what = answer.cash.kind === "chip_purchase" ? "Chip purchase" : "Cash payout";
       say(out, "success", `${what} of ${money(answer.cash.amount)} for ${answer.cash.player} recorded (cash #${answer.cash.seq}).`);

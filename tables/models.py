@@ -139,7 +139,8 @@ class RuleSetChange(models.Model):
     supervisor with the gaming day it takes effect and decided by another. Approved, it is
     written into each member table's configuration at that gaming day's first open_round
     (never mid-round). Neither person's row is edited: the decision fills the empty half
-    once (tables/rule_sets.py), and the database refuses a decider who filed it."""
+    once (tables/rule_sets.py), and the database refuses a decider who filed it and any
+    other change of the row (tables/migrations/0032_rule_set_change_decided_once.py)."""
 
     DECISIONS = [("approved", "Approved"), ("declined", "Declined")]
 

@@ -111,8 +111,19 @@ def test_patrons_cash_and_self_exclusion_at_the_table(daphne, floor, browsers, t
     for secret in ("Ann Lee", "D1234567", "drivers_license"):
         assert secret not in one.content()
 
-    # An amount that is not dollars and cents is refused on the tablet; nothing is sent.
-    expect(_cash(one, "Chip purchase for cash", "P-1001", "35.001")).to_have_text("invalid_amount: type the amount in dollars, e.g. 3500.00")
+    # An amount that is not dollars and cents is refused on the tablet; nothing is sent. The
+    # refusal is said in words; its code is kept on the output for support, never shown.
+    refused = _cash(one, "Chip purchase for cash", "P-1001", "35.001")
+    expect(refused).to_have_text("Type the amount in dollars and cents, e.g. 3500.00.")
+    expect(refused).to_have_attribute("data-code", "invalid_amount")
+    # The server's refusal too: its words (the tablet's sentence for the code, or the
+    # server's own), not its code.
+    refused = _cash(one, "Chip purchase for cash", "P-404", "100")
+    expect(refused).to_have_text("No patron or unidentified patron 'P-404'.")
+    expect(refused).to_have_attribute("data-code", "unknown_patron")
+    refused = _cash(one, "Chip purchase for cash", "P-1001", "2000000")  # above the business maximum
+    expect(refused).to_have_text("Amounts must be whole, positive numbers of dollars and cents.")
+    expect(refused).to_have_attribute("data-code", "invalid_amount")
     assert not CashTransaction.objects.exists()
     # $3,500 at UTH-1, $4,500 at UTH-2: $8,000, the floor's warning.
     expect(_cash(one, "Chip purchase for cash", "P-1001", "3,500")).to_contain_text("$3,500.00 for P-1001 recorded")

@@ -189,3 +189,95 @@ def compliance_person():
     from tests.service.test_access import person
 
     return Actor.of(person("cora", "compliance"))
+
+
+# A payout corrected (issue 38's review): an award paid to the wrong person is reversed by
+# two people, which makes it due again; the right winner is named and paid once.
+
+
+def test_an_award_paid_to_the_wrong_person_is_reversed_by_two_people_and_paid_once_to_its_winner(owed_award):
+    import json
+
+    from django.contrib.auth.models import User
+
+    from patrons.models import CashReversalDecision
+
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    for number, id_number in (("P-77", "D7700077"), ("P-78", "D7800078")):
+        patron_create(actor=people["sue"], number=number, display_name=number, legal_name=f"Win {number}",
+                      **{**WINNER_ID, "id_number": id_number})
+    sam, sue, dan = (Client() for _ in range(3))
+    for client, name in ((sam, "sam"), (sue, "sue"), (dan, "dan")):
+        client.force_login(User.objects.get(username=name))
+
+    def pay(client, player):
+        body = {"kind": "cash_payout", "amount": AWARD, "player": player, "award_round": rnd.pk, "award_seat": 2}
+        return client.post(f"/api/tables/{table.pk}/cash", json.dumps(body), content_type="application/json")
+
+    # Sue names the winner with a slip (P-77) and records the payout herself: sam confirmed it.
+    assert sue.post(f"/floor/patrons/awards/{award.pk}/identify", {"player": "P-77"}).status_code == 302
+    wrong = pay(sue, "P-77")
+    assert wrong.status_code == 200, wrong.content
+    wrong_seq = wrong.json()["cash"]["seq"]
+    assert AwardCashOut.objects.get().state == "paid"
+    refused = pay(dan, "P-77")  # paid once: a second payout without a reversal is refused
+    assert refused.json()["error"]["code"] == "award_paid" and CashTransaction.objects.count() == 1
+
+    # The dealer asks for the reversal at the table; the two-person rules of a reversal hold.
+    asked = dan.post(f"/api/tables/{table.pk}/cash/{wrong_seq}/reversal",
+                     json.dumps({"reason": "paid to P-77: the winner is P-78"}), content_type="application/json")
+    assert asked.status_code == 200, asked.content
+    request_id = asked.json()["reversal_request"]
+    by_recorder = sue.post("/compliance/cash/reversals/", {"decide": request_id, "approve": "yes"})
+    assert by_recorder.status_code == 403 and b"second_person_required" in by_recorder.content
+    assert not CashTransaction.objects.filter(reverses__isnull=False).exists()
+    assert AwardCashOut.objects.get().state == "paid"
+    assert sam.post("/compliance/cash/reversals/", {"decide": request_id, "approve": "yes"}).status_code == 302
+
+    # The award is due again; its payout row and the reversal stay in the log.
+    original = CashTransaction.objects.get(seq=wrong_seq)
+    reversal = CashReversalDecision.objects.get(request_id=request_id).reversal
+    assert (reversal.reverses_id, reversal.amount, reversal.employee) == (original.pk, AWARD, "sam")
+    assert (original.award_round_id, original.award_seat, original.player) == (rnd.pk, 2, "P-77")
+    award.refresh_from_db()
+    assert (award.state, award.payout_id) == ("due", None)
+    assert f'data-award="{award.pk}" data-state="due"' in sue.get("/floor/patrons/").content.decode()
+
+    # The right winner is named (not by the confirming supervisor) and paid once.
+    named = sam.post(f"/floor/patrons/awards/{award.pk}/identify", {"player": "P-78"})
+    assert named.status_code == 400 and "second_person_required" in named.content.decode()
+    assert sue.post(f"/floor/patrons/awards/{award.pk}/identify", {"player": "P-78"}).status_code == 302
+    assert pay(dan, "P-77").json()["error"]["code"] == "award_mismatch"
+    assert pay(sam, "P-78").json()["error"]["code"] == "second_person_required"
+    right = pay(dan, "P-78")
+    assert right.status_code == 200, right.content
+    award.refresh_from_db()
+    assert (award.state, award.payout.seq, award.winner) == ("paid", right.json()["cash"]["seq"], "P-78")
+    again = pay(sue, "P-78")
+    assert again.json()["error"]["code"] == "award_paid" and str(right.json()["cash"]["seq"]) in again.json()["error"]["message"]
+    assert CashTransaction.objects.count() == 3  # the wrong payout, its reversal, the right payout
+
+    # The cash out of the day counts for the winner only; the log verifies.
+    day = original.gaming_day
+    wrong_patron, right_patron = (CashTransaction.objects.get(seq=seq).patron_id
+                                  for seq in (wrong_seq, right.json()["cash"]["seq"]))
+    assert cash.day_total(f"patron:{wrong_patron}", day, "out") == 0
+    assert cash.day_total(f"patron:{right_patron}", day, "out") == AWARD
+    assert cash.verify_chain() == []
+    assert AuditEntry.objects.filter(action="cash", detail__award_round=rnd.pk, detail__award_seat=2).exists()
+
+
+def test_the_database_refuses_a_second_payout_while_the_first_stands_and_allows_one_after_its_reversal(confirmed_award):
+    """Behind the service's checks: the trigger `cash_award_paid_once` refuses a second
+    payout of an award whose payout stands, and lets the one after a reversal through."""
+    table, rnd, people = confirmed_award
+    first = pay_award(table, rnd, people["sue"])
+    asked = cash.cash_reversal_request(seq=first.seq, reason="paid twice over", actor=people["dan"])
+    cash.cash_reversal_decide(request_id=asked.pk, approve=True, actor=people["sam"])
+    second = pay_award(table, rnd, people["sue"])
+    with mock.patch("patrons.cash.award_already_paid", return_value=None), \
+            mock.patch("patrons.cash._possible_duplicate", return_value=None), pytest.raises(IntegrityError) as refused:
+        pay_award(table, rnd, people["dan"])
+    assert "cash_award_paid_once" in str(refused.value.__cause__.diag.constraint_name)
+    assert CashTransaction.objects.filter(award_round=rnd, award_seat=2).count() == 2 and second.reverses_id is None

@@ -83,3 +83,25 @@ def test_the_page_shows_the_steps_and_a_supervisor_records_the_offset():
     assert "settle" in text and "flop refused" in text and "Record the offset" not in text
     assert officer.post(f"/compliance/rounds/{rnd.pk}/timeline", {"offset_seconds": "1"}, follow=True).status_code == 200
     assert CameraOffset.objects.count() == 1  # compliance reads the timeline, a supervisor sets the offset
+
+
+def test_the_round_page_links_the_timeline_only_for_the_roles_the_timeline_admits():
+    """Every role that reads the round page sees the timeline's link exactly when the
+    timeline answers it: an admin login reads the round but is refused the timeline, so
+    is shown no link to a refusal."""
+    from django.contrib.auth.models import User
+
+    _, rnd = _played()
+    readers = {"supervisor": person("sup3", "supervisor"), "compliance": person("officer2", "compliance"),
+               "admin": User.objects.create_superuser("root", password="root-pw")}
+    shown = {}
+    for role, user in readers.items():
+        client = Client()
+        client.force_login(user)
+        page = client.get(f"/compliance/rounds/{rnd.pk}/")
+        assert page.status_code == 200, role
+        linked = 'id="round-timeline"' in page.content.decode()
+        timeline = client.get(f"/compliance/rounds/{rnd.pk}/timeline")
+        assert linked == (timeline.status_code == 200), (role, timeline.status_code)
+        shown[role] = linked
+    assert shown == {"supervisor": True, "compliance": True, "admin": False}

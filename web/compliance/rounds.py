@@ -67,6 +67,8 @@ def round_detail(request, round_id: int):
         "corrections": corrections,
         # One request at a time, and none once the round is reversed (the service refuses
         # a second reversal; the form is simply not offered).
+        # The timeline is for the roles its page admits (not an admin login): no link to a 403.
+        "may_see_timeline": request_role(request) in TIMELINE_READERS,
         "may_request_correction": request_role(request) == "supervisor" and rnd.status == "settled"
         and not corrections and not any(asked.status == "pending" for asked in requests),
     }
@@ -120,8 +122,12 @@ def rounds_offered(request):
     return log_page(request, "compliance/rotation_offers.html", RotationFilterForm, contents)
 
 
+# A round on the camera's clock is for a dispute or a court: supervisors and compliance.
+TIMELINE_READERS = ("supervisor", "compliance")
+
+
 @require_http_methods(["GET", "POST"])
-@page_for("supervisor", "compliance")
+@page_for(*TIMELINE_READERS)
 def round_timeline(request, round_id: int):
     """A settled or voided round on three clocks (tables/surveillance.py), for a dispute or
     a court; a supervisor records the camera clock's offset here."""

@@ -93,14 +93,15 @@ def unidentified_new(request, table_id: int):
 @require_POST
 def cash_new(request, table_id: int):
     """`{"kind": "chip_purchase"|"cash_payout", "amount": cents, "player": id, "note",
-    "client_id": the tablet's id of the entry, "confirm": true to record a possible duplicate}`.
+    "client_id": the tablet's id of the entry, "confirm": true to record a possible duplicate,
+    "award_round", "award_seat": the progressive award a payout pays}`.
     A retransmission (same client_id) answers the first entry with `"replayed": true`."""
     try:
         body = _body(request)
         row = cash.cash_record(
             table_id=table_id, kind=body.get("kind"), amount=body.get("amount"), player=body.get("player"),
             note=body.get("note") or "", actor=Actor.from_request(request), client_id=body.get("client_id"),
-            confirm=body.get("confirm", False),
+            confirm=body.get("confirm", False), award_round=body.get("award_round"), award_seat=body.get("award_seat"),
         )
     except PatronError as error:
         return _refused(error)
