@@ -9,7 +9,7 @@ from cardroom.ledger import refuse_changes
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0031_no_tppp'),
+        ('tables', '0032_rule_set_change_decided_once'),
     ]
 
     operations = [
