@@ -16,6 +16,7 @@ the shape `cardroom.access.api_for` and the staff views already answer.
 import hashlib
 import json
 import re
+from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -335,3 +336,16 @@ class OriginValidator:
             await receive()  # websocket.connect
             return await send({"type": "websocket.close", "code": 4403})
         return await self.app(scope, receive, send)
+
+
+def tapped_at(command) -> datetime | None:
+    """The tablet's own time of a tap (`tapped_at`, ISO 8601 with its offset), or None
+    where the command has none or it is not such a time."""
+    text = command.get("tapped_at") if isinstance(command, dict) else None
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    try:
+        tapped = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return tapped if tapped.tzinfo is not None else None

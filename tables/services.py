@@ -319,14 +319,10 @@ def _device_time(command: dict) -> tuple[dict, datetime | None]:
     is refused, as any malformed field is."""
     if "tapped_at" not in command:
         return command, None
-    command = dict(command)
-    text = command.pop("tapped_at")
-    try:
-        tapped = datetime.fromisoformat(text.replace("Z", "+00:00")) if isinstance(text, str) and len(text) <= 40 else None
-    except ValueError:
-        tapped = None
-    if tapped is None or tapped.tzinfo is None:
+    tapped = wire.tapped_at(command)
+    if tapped is None:
         raise CommandError("invalid_command", "'tapped_at' is the tablet's time of the tap, ISO 8601 with its offset")
+    command = {key: value for key, value in command.items() if key != "tapped_at"}
     return command, tapped
 
 

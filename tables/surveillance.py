@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
 
-from cardroom import checkpoints, hashchain
+from cardroom import checkpoints, hashchain, wire
 from cardroom.spreadsheet import escape, unescape
 from collections_fees.exports import CSV_MEDIA_TYPE, export_filename
 from collections_fees.models import ExportManifest, JackpotEntry, JackpotMeter
@@ -96,7 +96,7 @@ def round_timeline(rnd: Round) -> tuple[list[Step], CameraOffset | None]:
         for event in TableEvent.objects.filter(**window).order_by("seq")
     ]
     steps += [
-        Step("refused", f"{_kind(r.command)} refused: {r.code}", r.actor, r.created_at, _tapped(r.command),
+        Step("refused", f"{_kind(r.command)} refused: {r.code}", r.actor, r.created_at, wire.tapped_at(r.command),
              camera(r.created_at), r.session_tag[:8], detail=_summary(r.command))
         for r in RejectedCommand.objects.filter(**window).order_by("id")
     ]
@@ -117,14 +117,6 @@ def round_timeline(rnd: Round) -> tuple[list[Step], CameraOffset | None]:
 def _kind(command) -> str:
     kind = command.get("type") if isinstance(command, dict) else None
     return kind if isinstance(kind, str) else "a message"
-
-
-def _tapped(command) -> datetime | None:
-    text = command.get("tapped_at") if isinstance(command, dict) else None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")) if isinstance(text, str) else None
-    except ValueError:
-        return None
 
 
 def _summary(command) -> str:
