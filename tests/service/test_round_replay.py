@@ -7,12 +7,14 @@ import csv
 import hashlib
 import io
 import json
+from datetime import timedelta
 from random import Random
 
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.test import Client
+from django.utils import timezone
 from django.db.utils import DatabaseError
 
 from cardroom.access import Actor
@@ -170,6 +172,12 @@ def test_the_page_steps_through_the_tablets_screens():
     holes = {c for r in deal.records if r["kind"] == "CardsDealt" for p, _, c in r["cards"] if p in ("2", "3")}
     seats = dealt[dealt.index('id="replay-seats"'):]
     assert all(card in seats for card in holes) and "the cards the shuffle drew" in dealt
+    # The step's three clocks: with a camera offset recorded, the camera's time is shown.
+    surveillance.camera_offset_set(actor=Actor.of(person("sup-c", "supervisor")), table_id=table.pk, offset_ms=-2000)
+    nav = sup.get(f"/compliance/rounds/{rnd.pk}/timeline?step={deal.seq}").content.decode()
+    nav = nav[nav.index('id="replay-nav"'):nav.index('id="replay-screen"')]
+    camera = timezone.localtime(deal.created_at - timedelta(seconds=2)).strftime("%H:%M:%S")
+    assert " server" in nav and f"{camera}." in nav and " camera" in nav
 
 
 def test_a_round_played_before_starts_were_kept_shows_its_timeline_and_says_why_no_screens():

@@ -5,6 +5,8 @@ collections_fees/exports.py streams. Pages are for supervisors, compliance and a
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
@@ -156,13 +158,13 @@ def round_timeline(request, round_id: int):
         return render(request, "compliance/round_timeline.html", {"round": rnd, "refused": refused.message}, status=409)
     return render(request, "compliance/round_timeline.html", {
         "round": rnd, "steps": steps, "offset": offset, "may_set": request_role(request) == "supervisor",
-        "offset_seconds": offset.offset_ms / 1000 if offset else None, **_replayed(rnd, request.GET.get("step")),
+        "offset_seconds": offset.offset_ms / 1000 if offset else None, **_replayed(rnd, request.GET.get("step"), offset),
     })
 
 
-def _replayed(rnd, asked) -> dict:
+def _replayed(rnd, asked, offset) -> dict:
     """The round played again (tables/surveillance.py) and the tablet's screen after the
-    step asked for (`?step=SEQ`; the first command when none is)."""
+    step asked for (`?step=SEQ`; the first command when none is), with its camera time."""
     from tables import surveillance
 
     try:
@@ -172,8 +174,10 @@ def _replayed(rnd, asked) -> dict:
     seqs = [s.event.seq for s in replayed.steps]
     seq = int(asked) if asked and asked.isdigit() and int(asked) in seqs else seqs[0]
     at = seqs.index(seq)
+    shown = replayed.steps[at]
     return {
-        "replay": replayed, "shown": replayed.steps[at], "shown_screen": screen(replayed.steps[at].tablet),
+        "replay": replayed, "shown": shown,
+        "shown_camera_at": shown.event.created_at + timedelta(milliseconds=offset.offset_ms) if offset else None, "shown_screen": screen(replayed.steps[at].tablet),
         "previous_seq": seqs[at - 1] if at > 0 else None, "next_seq": seqs[at + 1] if at + 1 < len(seqs) else None,
     }
 
