@@ -62,10 +62,10 @@ class Replayed:
     tablet: dict  # what the dealer's tablet was shown after it: the state and the engine's screen hints
 
 
-def tablet_screen(state: dict, fund: Fund | None = None) -> dict:
+def tablet_screen(state: dict, fund: Fund | None = None, withheld: list[int] | tuple = ()) -> dict:
     """The engine's part of the tablet's snapshot (tables.selectors.server_snapshot) for
     `state`, cut for the tablet (rounds.visibility)."""
-    return plain(snapshot_for({"game": state, "view": table_view(state, fund=fund)}, TABLET))
+    return plain(snapshot_for({"game": state, "view": table_view(state, fund=fund, withheld=withheld)}, TABLET))
 
 
 def replay(start: dict, steps: list[dict]) -> list[Replayed]:
@@ -73,14 +73,20 @@ def replay(start: dict, steps: list[dict]) -> list[Replayed]:
     Raises ReplayMismatch where the engine refuses a command it once accepted."""
     game = TableGame.from_dict(start)
     done = []
+    # The seats whose progressive award the lists withhold: the command service states
+    # them on the command that previews or pays the awards, and the tablet's preview
+    # showed them from then on.
+    withheld: list[int] = []
     for step in steps:
+        withheld = step["command"].get("withheld", withheld)
         fund = Fund(**step["fund"]) if step.get("fund") else None
         try:
             game, result, records = game.apply(step["command"], rng=RecordedDraw(step.get("deck")), fund=fund)
         except CodedError as exc:
             raise ReplayMismatch("replay_mismatch", f"{step['command'].get('type')} was refused on replay: {exc}") from exc
         state = game.to_dict()
-        done.append(Replayed(plain(result), plain([r.as_dict() for r in records]), plain(state), tablet_screen(state, fund)))
+        done.append(Replayed(plain(result), plain([r.as_dict() for r in records]), plain(state),
+                             tablet_screen(state, fund, withheld)))
     return done
 
 

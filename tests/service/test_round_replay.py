@@ -29,7 +29,8 @@ from tables.selectors import table_snapshot
 from tests.engine.helpers import FEES, dealt_round, seated_with_pd
 from tests.engine.test_sidebets import PROGRESSIVE
 from tests.db_access import as_owner
-from tests.patron_aml.conftest import person
+from tests.patron_aml.conftest import actors, people, person  # noqa: F401 (fixtures)
+from tests.patron_aml.test_awards import bob, d_table  # noqa: F401 (fixtures)
 from tests.playing import new_table, run
 
 pytestmark = pytest.mark.django_db
@@ -295,3 +296,23 @@ def test_only_supervisors_and_compliance_export_a_round_and_never_one_in_progres
     manager.force_login(person("manager-p", "manager"))
     assert manager.get(f"/compliance/rounds/{rnd.pk}/replay.csv").status_code == 403
     assert not ExportManifest.objects.filter(kind="round_replay").exists()
+
+
+def test_a_withheld_award_replays_with_the_preview_the_tablet_showed(d_table, bob, actors):
+    """A listed patron's progressive award is withheld: the command service states the seat
+    on the showdown and the settle, and the tablet's preview showed it withheld."""
+    from patrons import identity
+    from tests.patron_aml.test_awards import D_UP_TO_SHOWDOWN, SHOWDOWN
+
+    table, dealer = d_table
+    shown = play_watching_the_tablet(table, D_UP_TO_SHOWDOWN, actor=dealer)
+    identity.state_list_import(actor=actors["compliance"], filename="s.csv", content="name\nBOB STONE\n".encode())
+    shown += play_watching_the_tablet(table, [SHOWDOWN, {"type": "settle"}], actor=dealer)
+    opened = next(i for i, c in enumerate(D_UP_TO_SHOWDOWN) if c["type"] == "open_round")
+
+    replayed = surveillance.round_replay(Round.objects.get(table=table, number=1))
+
+    assert replayed.problems == []
+    assert [s.tablet for s in replayed.steps] == shown[opened:]
+    preview = replayed.steps[-2].tablet["view"]["settlement_preview"]["progressive"]
+    assert [(a["seat"], a.get("withheld")) for a in preview] == [(2, True)]
