@@ -597,3 +597,48 @@ def test_an_idle_floor_is_sent_nothing_and_a_re_read_sends_only_what_changed(ses
 
     asyncio.run(scenario())
     connection.close()
+
+
+def test_a_process_s_floor_screens_re_read_the_floor_together_once_per_period(session_cookie, settings, monkeypatch):
+    """Issue 37: each floor screen re-read the whole floor on its own timer from its connect,
+    so 40 screens read it about once a second between them (a third of a Daphne process at
+    250 tables). Now a process's screens re-read at the same tick of the clock and share one
+    read: one per period, however many screens and whenever they connected."""
+    from tables import floor as floor_module
+    from web.tables import consumers
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    period = 1.5
+    monkeypatch.setattr(consumers, "FLOOR_REFRESH_IN_MEMORY_SECONDS", period)
+    # Two reads more than this apart are two reads: the screens must meet, not just be near.
+    monkeypatch.setattr(floor_module, "WHOLE_FLOOR_MAX_AGE", 0.2)
+    reads = []
+    real = floor_module.floor_rows
+    monkeypatch.setattr(floor_module, "floor_rows", lambda *a, **k: reads.append(time.monotonic()) or real(*a, **k))
+
+    async def scenario():
+        await amake_table()
+        screens = []
+        for _ in range(4):  # connected 0.4 s apart: four timers of their own, before
+            screen = socket("/ws/floor/", session_cookie)
+            assert (await screen.connect(timeout=TIMEOUT))[0]
+            assert (await screen.receive_json_from(timeout=TIMEOUT))["type"] == "floor"
+            screens.append(screen)
+            await asyncio.sleep(0.4)
+        await asyncio.sleep(consumers.until_next_tick(period) + 0.1)  # the first shared tick has passed
+        start = len(reads)
+        await asyncio.sleep(2 * period)
+        assert len(reads) - start <= 2, reads[start:]
+        for screen in screens:
+            assert await screen.receive_nothing(timeout=0.05)  # nothing changed: nothing sent
+            await screen.disconnect()
+
+    asyncio.run(scenario())
+    connection.close()
+
+
+def test_the_next_tick_is_the_next_multiple_of_the_period():
+    from web.tables.consumers import until_next_tick
+
+    assert until_next_tick(30, now=90.0) == 30 and until_next_tick(30, now=101.5) == 18.5
+    assert until_next_tick(2, now=1001.25) == 0.75

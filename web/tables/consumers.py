@@ -62,6 +62,12 @@ from web.sockets import (  # noqa: F401 (NOT_LOGGED_IN, NOT_ALLOWED: the close c
 # simulate_floor, cannot reach this one, so the floor re-reads the tables more often. A
 # screen is sent only the rows (and the relief board) that differ from what it was last
 # sent: an idle floor gets no message, and its screen has nothing to redraw.
+#
+# Every screen of a process re-reads at the same tick of the wall clock (a multiple of the
+# period), so they share one read of the whole floor (tables.floor.whole_floor) and one
+# encoding of its rows (`_row_texts`). Each on its own timer from its connect, 40 screens
+# re-read about once a second between them: a third of a Daphne process's time at 250
+# tables (py-spy under benchmarks/bench_e2e.py), against one read per period now.
 FLOOR_REFRESH_SECONDS = 30
 FLOOR_REFRESH_IN_MEMORY_SECONDS = 2
 # A floor batch older than this reached a screen that fell behind (its queue held a
@@ -198,6 +204,27 @@ def _floor_message() -> dict:
     return {"type": "floor", "rows": whole_floor(), "relief": board_message()}
 
 
+# The rows of the last whole floor read and each row's text, encoded once for every screen
+# that compares against it (whole_floor hands every caller within its age the same list).
+_encoded: tuple[list | None, dict[int, str]] = (None, {})
+
+
+def _row_texts(rows: list[dict]) -> dict[int, str]:
+    global _encoded
+    held, texts = _encoded
+    if held is not rows:
+        texts = {row["table"]: json.dumps(row, sort_keys=True) for row in rows}
+        _encoded = (rows, texts)
+    return texts
+
+
+def until_next_tick(period: float, now: float | None = None) -> float:
+    """Seconds to the next multiple of `period` on the wall clock: the moment every screen
+    of the process re-reads together."""
+    now = time.time() if now is None else now
+    return period - now % period
+
+
 class FloorConsumer(_LoggedInConsumer):
     """`/ws/floor/`: every table's row, then the rows that changed, batched per window by
     each process's publisher (tables.events.Publisher)."""
@@ -228,13 +255,14 @@ class FloorConsumer(_LoggedInConsumer):
         await self.send_json(message)
 
     def _note_sent(self, message: dict) -> None:
-        self.sent_rows = {row["table"]: json.dumps(row, sort_keys=True) for row in message["rows"]}
+        self.sent_rows = _row_texts(message["rows"])
         self.sent_relief = json.dumps(message["relief"], sort_keys=True)
 
     async def _refresh(self):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)
+        period = FLOOR_REFRESH_IN_MEMORY_SECONDS if in_memory else FLOOR_REFRESH_SECONDS
         while True:
-            await asyncio.sleep(FLOOR_REFRESH_IN_MEMORY_SECONDS if in_memory else FLOOR_REFRESH_SECONDS)
+            await asyncio.sleep(until_next_tick(period))
             await self._send_changes()
 
     async def _send_changes(self):
