@@ -627,8 +627,10 @@ def test_a_process_s_floor_screens_re_read_the_floor_together_once_per_period(se
             await asyncio.sleep(0.4)
         await asyncio.sleep(consumers.until_next_tick(period) + 0.1)  # the first shared tick has passed
         start = len(reads)
-        await asyncio.sleep(2 * period)
-        assert len(reads) - start <= 2, reads[start:]
+        await asyncio.sleep(3 * period)
+        # One read per tick (three), a tick's read late on a loaded machine counted too:
+        # on their own timers the four screens read four times a period (twelve).
+        assert len(reads) - start <= 4, reads[start:]
         for screen in screens:
             assert await screen.receive_nothing(timeout=0.05)  # nothing changed: nothing sent
             await screen.disconnect()
