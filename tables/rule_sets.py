@@ -38,13 +38,21 @@ from rounds.engine.errors import CodedError, CommandError
 from rounds.engine.table import TableGame
 
 from .events import floor_row_changed_on_commit
-from .lifecycle import as_actor, config_version_create
+from rounds.engine.sidebets import BAD_BEAT_TABLES, PAIRS_TABLES, PROGRESSIVE_TABLES
+
+from .lifecycle import SIDE_BET_PAYTABLES, as_actor, config_version_create, with_rules
 from .models import RuleSet, RuleSetChange, Table, TableConfig
 
 # The posted rules a rule set may name (docs/commands.md `table`): the rotation limit, the
-# 2026 policy with its parameters, the fee schedule, the pay table, the posted notice and
-# the no-TPPP mode (a TPPP sits but never banks).
-RULE_KEYS = ("max_consecutive_banks", "rotation_policy", "fee_schedule", "paytable", "notice", "no_tppp")
+# 2026 policy with its parameters, the fee schedule, the pay table (Trips and Blind), the
+# side bets' pay tables (Bad Beat, Pairs, the progressive: each table keeps whether it
+# offers them, their limits and its own meter), the posted notice and the no-TPPP mode
+# (a TPPP sits but never banks).
+RULE_KEYS = (
+    "max_consecutive_banks", "rotation_policy", "fee_schedule", "paytable", SIDE_BET_PAYTABLES, "notice", "no_tppp",
+)
+# The side bets whose pay table a rule set may post, with the pay tables each may name.
+SIDE_BET_TABLES = {"bad_beat": BAD_BEAT_TABLES, "pairs": PAIRS_TABLES, "progressive": PROGRESSIVE_TABLES}
 
 
 class RuleSetError(CodedError):
@@ -78,6 +86,8 @@ def rule_set_file(*, actor: Actor, rule_set_id: int, rules: dict, effective_day:
     unknown = sorted(set(rules) - set(RULE_KEYS))
     if unknown:
         raise RuleSetError("invalid_command", f"a rule set does not name {', '.join(unknown)}: only {', '.join(RULE_KEYS)}")
+    if SIDE_BET_PAYTABLES in rules:
+        _side_bet_paytables_checked(rules[SIDE_BET_PAYTABLES])
     if not isinstance(effective_day, date):
         raise RuleSetError("invalid_command", "the change takes effect on a gaming day (YYYY-MM-DD)")
     today = calendar().gaming_day(timezone.now())
@@ -188,9 +198,24 @@ def applied(table: Table, config: EngineConfig, change: RuleSetChange) -> TableC
     return version
 
 
+def _side_bet_paytables_checked(value) -> None:
+    """The side bets' pay tables a change posts, each a pay table of its bet: checked on its
+    own, for a member table that does not offer a bet is not checked with it."""
+    if not isinstance(value, dict) or not value:
+        raise RuleSetError("invalid_command", f"{SIDE_BET_PAYTABLES} names the pay table of some of "
+                                              f"{', '.join(SIDE_BET_TABLES)}")
+    for bet, paytable in value.items():
+        if bet not in SIDE_BET_TABLES:
+            raise RuleSetError("invalid_command", f"{SIDE_BET_PAYTABLES}: {bet!r} is not a side bet with a pay table "
+                                                  f"({', '.join(SIDE_BET_TABLES)})")
+        if paytable not in SIDE_BET_TABLES[bet]:
+            raise RuleSetError("invalid_command", f"{SIDE_BET_PAYTABLES}: the {bet} pay table is one of "
+                                                  f"{', '.join(SIDE_BET_TABLES[bet])}")
+
+
 def _checked(config: dict, rules: dict, table_name: str) -> EngineConfig:
     try:
-        return EngineConfig.from_config({**config, **rules})
+        return EngineConfig.from_config(with_rules(config, rules))
     except CommandError as refused:
         raise RuleSetError(refused.code, f"{table_name} cannot play under these rules: {refused.message}") from None
 
