@@ -181,12 +181,14 @@ def due(table: Table, game: TableGame, gaming_day: date) -> tuple[TableGame, Rul
     return game.with_config(config), change
 
 
-def applied(table: Table, config: EngineConfig, change: RuleSetChange) -> TableConfig:
+def applied(table: Table, config: EngineConfig, change: RuleSetChange, now=None) -> TableConfig:
     """The configuration version that brings `change` in: written by the command service in
-    the open_round's transaction, once the engine accepted the round under it."""
+    the open_round's transaction, once the engine accepted the round under it, in force from
+    the open_round's own time (`now`; a replay's clock), so the records of the table at any
+    time name the version it played under then."""
     version = config_version_create(
         table=table, engine_config=config, created_by=f"rule set {change.rule_set_id} v{change.version}",
-        rule_set_change=change,
+        rule_set_change=change, now=now,
     )
     Table.objects.filter(pk=table.pk).update(config=version)
     audit_record(
