@@ -25,6 +25,7 @@ command): a staff login cannot move a table between rule sets.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from django.db import transaction
@@ -35,6 +36,7 @@ from cardroom.audit import audit_record
 from cardroom.gaming_day import calendar
 from rounds.engine.config import TableConfig as EngineConfig
 from rounds.engine.errors import CodedError, CommandError
+from rounds.engine.money import dollars
 from rounds.engine.table import TableGame
 
 from .events import floor_row_changed_on_commit
@@ -42,6 +44,7 @@ from rounds.engine.sidebets import BAD_BEAT_TABLES, PAIRS_TABLES, PROGRESSIVE_TA
 
 from .lifecycle import SIDE_BET_PAYTABLES, as_actor, config_version_create, with_rules
 from .models import RuleSet, RuleSetChange, Table, TableConfig
+from .setup import rules_shown
 
 # The posted rules a rule set may name (docs/commands.md `table`): the rotation limit, the
 # 2026 policy with its parameters, the fee schedule, the pay table (Trips and Blind), the
@@ -225,3 +228,77 @@ def _checked(config: dict, rules: dict, table_name: str) -> EngineConfig:
 def _require_supervisor(actor: Actor) -> None:
     if not actor.is_system and actor.role != "supervisor":
         raise RuleSetError("not_authorized", "a floor supervisor files and decides rule set changes")
+
+
+@dataclass(frozen=True)
+class Upcoming:
+    """A rule set version that has not reached its tables yet, in the floor's words."""
+
+    rule_set: str
+    version: int
+    effective_day: date
+    approved: bool
+    tables: list[str]  # the member tables it has not reached yet
+    words: str
+
+
+def upcoming(*, today: date, table: Table | None = None, with_pending: bool = True) -> list[Upcoming]:
+    """What changes when (the floor page, the dealer's tablet): each approved version whose
+    gaming day is later than `today`, or has come but not yet reached every table (its first
+    round there is still to open), and, `with_pending`, each version waiting for its second
+    supervisor. For `table`: its own rule set's, while they have not reached it."""
+    if table is not None and table.rule_set_id is None:
+        return []
+    changes = RuleSetChange.objects.exclude(decision="declined").select_related("rule_set").order_by(
+        "effective_day", "rule_set__name", "version")
+    if table is not None:
+        changes = changes.filter(rule_set_id=table.rule_set_id)
+    if not with_pending:
+        changes = changes.filter(decision="approved")
+    members = {}
+    for member in Table.objects.filter(rule_set__isnull=False, retired=False).order_by("name"):
+        if table is None or member.pk == table.pk:
+            members.setdefault(member.rule_set_id, []).append(member)
+    carried = dict(TableConfig.objects.filter(
+        pk__in=[m.config_id for tables in members.values() for m in tables if m.config_id]
+    ).values_list("pk", "rule_set_change_id"))
+    in_force_of = {}
+    shown = []
+    for change in changes:
+        tables = members.get(change.rule_set_id, [])
+        if change.decision == "approved" and change.effective_day <= today:
+            if change.rule_set_id not in in_force_of:
+                in_force_of[change.rule_set_id] = in_force(change.rule_set_id, today)
+            if in_force_of[change.rule_set_id] != change:
+                continue  # replaced by a later version already
+            tables = [m for m in tables if carried.get(m.config_id) != change.pk]
+            if not tables:
+                continue  # in force on every table
+        shown.append(Upcoming(
+            rule_set=change.rule_set.name, version=change.version, effective_day=change.effective_day,
+            approved=change.decision == "approved", tables=[m.name for m in tables],
+            words=_upcoming_words(change, today),
+        ))
+    return shown
+
+
+def _rule_words(key: str, value) -> str:
+    """One rule in words: a fee schedule as its rates read on the table's sign, any other
+    key as the setup screens show it (tables/setup.py)."""
+    if key == "fee_schedule" and isinstance(value, dict):
+        rates = "; ".join(
+            f"{dollars(rate['min'])} to {dollars(rate['max'])}: a player {dollars(rate['player_fee'])}, "
+            f"the player-dealer {dollars(rate['pd_fee'])}" for rate in value.get("rates") or ())
+        payers = dict(rules_shown({"fee_schedule": {"payers": value.get("payers")}})).get("Fee schedule · Who pays")
+        return f"fee schedule {rates}" + (f" (paid by {payers})" if value.get("payers") else "")
+    return ", ".join(f"{label}: {shown}" for label, shown in rules_shown({key: value}))
+
+
+def _upcoming_words(change: RuleSetChange, today: date) -> str:
+    """"From gaming day Tue 1 Dec: Consecutive banks allowed: 1, ...; approved by bob"."""
+    day = change.effective_day
+    when = f"{day:%a} {day.day} {day:%b}" + (" (from each table's next round)" if day <= today else "")
+    rules = ", ".join(_rule_words(key, change.rules[key]) for key in RULE_KEYS if key in change.rules)
+    state = (f"approved by {change.decided_by}" if change.decision == "approved"
+             else f"waiting for a second supervisor (filed by {change.filed_by})")
+    return f"{change.rule_set.name} version {change.version}, from gaming day {when}: {rules}; {state}"

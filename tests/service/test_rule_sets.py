@@ -338,3 +338,51 @@ def test_a_side_bets_pay_table_no_bet_could_pay_under_is_refused_at_filing(payta
                                 effective_day=calendar().gaming_day(timezone.now()))
     assert refused.value.code == "invalid_command"
     assert not RuleSetChange.objects.exists()
+
+
+def _day_words(day) -> str:
+    return f"from gaming day {day:%a} {day.day} {day:%b}"
+
+
+def test_the_floor_and_the_tablet_say_what_changes_when_each_role_what_it_may_see(client):
+    """The floor lists every version not yet on its tables with its tables, the pending ones
+    too; a dealer's tablet the approved ones of its own table; a supervisor's tablet the
+    pending ones as well. A version in force on a table leaves that table's list."""
+    from tests.live.conftest import assign_dealer
+
+    rule_set, (table, other) = _member_tables()
+    outside = new_table("Own rules", fee_schedule=FEES)
+    today = calendar().gaming_day(timezone.now())
+    tomorrow, later = today + timedelta(days=1), today + timedelta(days=2)
+    now = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=today, rules={"notice": NOTICE})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=now.pk, approve=True)
+    approved = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=tomorrow,
+                                       rules={"max_consecutive_banks": 1, "fee_schedule": DEARER_FEES})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=approved.pk, approve=True)
+    rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=later, rules={"no_tppp": True})
+    declined = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=later, rules={"notice": "no"})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=declined.pk, approve=False)
+    run(table, *seated_with_pd([1, 2, 3], pd=1), *dealt_round([2, 3]))  # version 1 reaches the first table
+
+    coming = (f"California 2026 version 2, {_day_words(tomorrow)}: Consecutive banks allowed: 1, fee schedule "
+              "$0.00 to $1,000.00: a player $2.00, the player-dealer $0.75 (paid by every player and the player-dealer)")
+    waiting = f"California 2026 version 3, {_day_words(later)}: No TPPP banks: yes; waiting for a second supervisor (filed by sup-ann)"
+    client.force_login(User.objects.get(username="sup-bob"))
+    floor = client.get("/floor/").content.decode()
+    assert f"{coming}; approved by sup-bob — tables: R0, R1" in floor
+    assert f"{waiting} — tables: R0, R1" in floor
+    # Version 1 is in force on R0 (its round opened); R1 gets it at its next round.
+    assert f"California 2026 version 1, {_day_words(today)} (from each table&#x27;s next round): Posted notice: {NOTICE}; approved by sup-bob — tables: R1" in floor
+    assert "version 4" not in floor  # declined
+
+    supervisor_tablet = client.get(f"/tables/{table.pk}/tablet/").content.decode()
+    assert coming in supervisor_tablet and waiting in supervisor_tablet and "version 1," not in supervisor_tablet
+    assert "— tables:" not in supervisor_tablet
+
+    assign_dealer(table, "dee")
+    client.force_login(User.objects.get(username="dee"))
+    dealer_tablet = client.get(f"/tables/{table.pk}/tablet/").content.decode()
+    assert coming in dealer_tablet and "approved by sup-bob" in dealer_tablet
+    assert "version 3" not in dealer_tablet and "waiting for a second supervisor" not in dealer_tablet
+    assign_dealer(outside, "dee")
+    assert "Rule changes ahead" not in client.get(f"/tables/{outside.pk}/tablet/").content.decode()
