@@ -84,13 +84,7 @@ def rule_set_file(*, actor: Actor, rule_set_id: int, rules: dict, effective_day:
     gaming day or later). Each member table's configuration is checked with them now, so a
     change no table could play under is refused before anyone approves it."""
     _require_supervisor(actor)
-    if not isinstance(rules, dict) or not rules:
-        raise RuleSetError("invalid_command", f"the rules are an object naming some of {', '.join(RULE_KEYS)}")
-    unknown = sorted(set(rules) - set(RULE_KEYS))
-    if unknown:
-        raise RuleSetError("invalid_command", f"a rule set does not name {', '.join(unknown)}: only {', '.join(RULE_KEYS)}")
-    if SIDE_BET_PAYTABLES in rules:
-        _side_bet_paytables_checked(rules[SIDE_BET_PAYTABLES])
+    rules_checked(rules)
     if not isinstance(effective_day, date):
         raise RuleSetError("invalid_command", "the change takes effect on a gaming day (YYYY-MM-DD)")
     today = calendar().gaming_day(timezone.now())
@@ -113,6 +107,19 @@ def rule_set_file(*, actor: Actor, rule_set_id: int, rules: dict, effective_day:
             detail={"change": change.pk, "rules": rules, "effective_day": effective_day.isoformat()},
         )
     return change
+
+
+def rules_checked(rules) -> None:
+    """A rule set version's rules as filed: an object naming some of RULE_KEYS, the side
+    bets' pay tables each one of its bet's (each member table's configuration is checked
+    with them where they are applied)."""
+    if not isinstance(rules, dict) or not rules:
+        raise RuleSetError("invalid_command", f"the rules are an object naming some of {', '.join(RULE_KEYS)}")
+    unknown = sorted(set(rules) - set(RULE_KEYS))
+    if unknown:
+        raise RuleSetError("invalid_command", f"a rule set does not name {', '.join(unknown)}: only {', '.join(RULE_KEYS)}")
+    if SIDE_BET_PAYTABLES in rules:
+        _side_bet_paytables_checked(rules[SIDE_BET_PAYTABLES])
 
 
 def rule_set_decide(*, actor: Actor, change_id: int, approve: bool) -> RuleSetChange:
@@ -153,6 +160,42 @@ def rule_set_join(*, actor: Actor | str, table_id: int, rule_set_id: int | None)
         table.save(update_fields=["rule_set"])
         audit_record(actor=actor, action="configuration", table_id=table.pk,
                      summary=f"{table.name} joins rule set {rule_set_id}", detail={"rule_set": rule_set_id})
+
+
+def inlined(*, actor: Actor | str, table_id: int, name, version, rules, effective_day: date, now=None) -> RuleSetChange:
+    """A rule set a system process states a table plays under (a replay file's `rule_set`):
+    a rule set of its own (named `name`, or `name (replay N)` when the database holds one of
+    that name, so a live rule set's versions never mix in) with version `version` of `rules`,
+    approved from `effective_day`, the table joined to it, and the table's configuration
+    version carrying it written now, so that every command of the replay plays under it and
+    each round names it."""
+    actor = as_actor(actor)
+    if not actor.is_system:
+        raise RuleSetError("not_authorized", "only a system process states a table's rule set")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 64:
+        raise RuleSetError("invalid_command", "the rule set's name is a text of 1 to 64 characters")
+    if type(version) is not int or version < 1:
+        raise RuleSetError("invalid_command", "the rule set's version is a whole number from 1")
+    rules_checked(rules)
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table_id)
+        game = TableGame.from_dict(table.state)
+        config = _checked(game.config.to_config(), rules, table.name)
+        own_name, copy = name.strip(), 1
+        while RuleSet.objects.filter(name=own_name).exists():
+            copy += 1
+            own_name = f"{name.strip()[:48]} (replay {copy})"
+        rule_set = RuleSet.objects.create(name=own_name, created_at=now or timezone.now(), created_by=actor.name)
+        at = now or timezone.now()
+        change = RuleSetChange.objects.create(
+            rule_set=rule_set, version=version, rules=rules, effective_day=effective_day, reason="stated by " + actor.name,
+            filed_by=actor.name, filed_at=at, decision="approved", decided_by=actor.name, decided_at=at,
+        )
+        table.rule_set = rule_set
+        table.state = game.with_config(config).to_dict()
+        table.save(update_fields=["rule_set", "state"])
+        applied(table, config, change, now=now)
+    return change
 
 
 def in_force(rule_set_id: int, gaming_day: date) -> RuleSetChange | None:
