@@ -117,6 +117,8 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "posted": {**posted_rules(table.state["config"]),
                            "side_bet_pays": side_bet_pays(table.state["config"].get("side_bets"))},
                 "posted_text": POSTED_TEXT,
+                # What changes when at this table (the tablet's "Table rules" lists it too).
+                "rule_changes": [change.words for change in rule_changes],
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
                 # Whose taps and kept snapshot these are (static/table.js keys its storage by it).
