@@ -185,8 +185,8 @@ def inlined(*, actor: Actor | str, table_id: int, name, version, rules, effectiv
         while RuleSet.objects.filter(name=own_name).exists():
             copy += 1
             own_name = f"{name.strip()[:48]} (replay {copy})"
-        rule_set = RuleSet.objects.create(name=own_name, created_at=now or timezone.now(), created_by=actor.name)
         at = now or timezone.now()
+        rule_set = RuleSet.objects.create(name=own_name, created_at=at, created_by=actor.name)
         change = RuleSetChange.objects.create(
             rule_set=rule_set, version=version, rules=rules, effective_day=effective_day, reason="stated by " + actor.name,
             filed_by=actor.name, filed_at=at, decision="approved", decided_by=actor.name, decided_at=at,
@@ -299,9 +299,11 @@ def upcoming(*, today: date, table: Table | None = None, with_pending: bool = Tr
     if not with_pending:
         changes = changes.filter(decision="approved")
     members = {}
-    for member in Table.objects.filter(rule_set__isnull=False, retired=False).order_by("name"):
-        if table is None or member.pk == table.pk:
-            members.setdefault(member.rule_set_id, []).append(member)
+    tables = Table.objects.filter(rule_set__isnull=False, retired=False)
+    if table is not None:
+        tables = tables.filter(pk=table.pk)
+    for member in tables.only("pk", "name", "rule_set_id", "config_id").order_by("name"):
+        members.setdefault(member.rule_set_id, []).append(member)
     carried = dict(TableConfig.objects.filter(
         pk__in=[m.config_id for tables in members.values() for m in tables if m.config_id]
     ).values_list("pk", "rule_set_change_id"))
