@@ -208,6 +208,8 @@ def manifest_document(manifest: ExportManifest) -> dict:
             "begins with =, +, -, @, a tab or a carriage return, after any quotes, has one more ' in front so that "
             "a spreadsheet reads it as text: the value is the cell without that first ' (docs/compliance-exports.md)."
         ),
+        # The rule set versions in force over the export's gaming days (docs/compliance-exports.md).
+        "rule_sets": manifest.rule_sets,
         "checkpoints": manifest.checkpoints,
         "verify_checkpoints": (
             f"Each checkpoint is signed (HMAC-SHA256) with the cardroom's ledger key: for {chain.chain} C "

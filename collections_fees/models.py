@@ -187,6 +187,9 @@ class ExportManifest(SealedRow):
     # The signed chain checkpoints (tables.ChainCheckpoint, as documents) the exported
     # rows can be checked against offline: `verify_logs --checkpoints FILE.manifest.json`.
     checkpoints = models.JSONField(default=list, blank=True)
+    # The rule set versions in force over the export's gaming days (tables/rule_sets.py), for
+    # the tables it covers: which posted rules its rows were played under.
+    rule_sets = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-finished_at"]
@@ -208,6 +211,9 @@ class ExportManifest(SealedRow):
             "started_at": self.started_at.astimezone(UTC).isoformat(),
             "finished_at": self.finished_at.astimezone(UTC).isoformat(),
             "checkpoints": self.checkpoints,
+            # Sealed when there are any: a manifest sealed before rule sets existed (none
+            # named) still verifies.
+            **({"rule_sets": self.rule_sets} if self.rule_sets else {}),
         }
 
 

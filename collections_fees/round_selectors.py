@@ -21,7 +21,7 @@ from collections_fees.selectors import SCHEDULE
 from cardroom.keyset import Key, KeysetRows
 from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from rounds.selectors import RoundCards, round_cards
-from tables.models import RotationLogEntry, Table, TableConfig, TableEvent
+from tables.models import RotationLogEntry, RuleSet, RuleSetChange, Table, TableConfig, TableEvent
 from rounds.visibility import FINISHED, withheld_from_records
 
 ROUND = Round._meta.db_table
@@ -35,6 +35,16 @@ CONFIG = TableConfig._meta.db_table
 EVENT = TableEvent._meta.db_table
 JACKPOT = JackpotEntry._meta.db_table
 ROTATION = RotationLogEntry._meta.db_table
+RULE_SET = RuleSet._meta.db_table
+RULE_SET_CHANGE = RuleSetChange._meta.db_table
+
+# The rule set and version a configuration version (alias c) carries (tables/rule_sets.py):
+# NULLs for a table outside any rule set.
+RULE_SET_OF_CONFIG = f"""
+    (SELECT s.name FROM {RULE_SET_CHANGE} rc JOIN {RULE_SET} s ON s.id = rc.rule_set_id
+      WHERE rc.id = c.rule_set_change_id) AS rule_set,
+    (SELECT rc.version FROM {RULE_SET_CHANGE} rc WHERE rc.id = c.rule_set_change_id) AS rule_set_version
+"""
 
 
 # --- Round history -------------------------------------------------------------------
@@ -49,6 +59,8 @@ ROUND_EXPORT_COLUMNS = (
     ("closed_utc", utc_text("b.closed_at")),
     ("status", "b.status"),
     ("config_version", "b.config_version"),
+    ("rule_set", escaped_sql("b.rule_set")),
+    ("rule_set_version", "b.rule_set_version"),
     ("fee_schedule_version", "b.fee_schedule_version"),
     ("deck", "b.deck"),
     ("pd_seat", "b.pd_seat"),
@@ -185,7 +197,7 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
         params = [json.dumps(withheld_cards()), *params]
     columns = """
         r.id, r.table_id, t.name AS table_name, r.number, r.gaming_day, r.opened_at, r.closed_at,
-        r.status, r.street, c.version AS config_version, c.max_consecutive_banks,
+        r.status, r.street, c.version AS config_version, c.max_consecutive_banks, c.rule_set, c.rule_set_version,
         fs.version AS fee_schedule_version, r.deck, r.pd_seat, r.pd_player, r.bank, r.balance,
         r.pd_net, r.exhausted,
         r.settlement -> 'player_dealer' ->> 'hand' AS pd_hand,
@@ -193,7 +205,9 @@ def round_history_query(filters: Filters, *, with_lists: bool = True) -> SqlQuer
     """
     joins = f"""
         JOIN {TABLE} t ON t.id = r.table_id
-        JOIN {CONFIG} c ON c.id = r.config_id
+        CROSS JOIN LATERAL (
+            SELECT c.version, c.max_consecutive_banks, {RULE_SET_OF_CONFIG} FROM {CONFIG} c WHERE c.id = r.config_id
+        ) c
         LEFT JOIN {SCHEDULE} fs ON fs.id = r.fee_schedule_id
     """
     if with_lists:
@@ -321,6 +335,8 @@ ROTATION_EXPORT_COLUMNS = (
     ("reason", escaped_sql("b.reason")),
     ("config_version", "b.config_version"),
     ("rotation_policy", "b.rotation_policy"),
+    ("rule_set", escaped_sql("b.rule_set")),
+    ("rule_set_version", "b.rule_set_version"),
 )
 
 
@@ -336,7 +352,12 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
     under. The log shows the count the engine enforced rather than working it out again.
     Each round also shows its configuration version and the rotation policy of that
     version (game-rules 2A; empty: section 2 alone), and a TPPP's badge on their entries
-    and turns; a game ended or started under the policy shows its reason."""
+    and turns; a game ended or started under the policy shows its reason.
+
+    Every row names the rule set and its version in force (tables/rule_sets.py): a round's
+    through its configuration version, an offer's or a pass's through the configuration
+    version the table played under when it was recorded (the latest at that time); empty
+    for a table outside any rule set."""
     rot_conditions, rot_params = filter_conditions(
         filters,
         {"day_from": "e.gaming_day", "day_to": "e.gaming_day", "table": "e.table_id", "player": "e.player"},
@@ -357,19 +378,27 @@ def rotation_log_query(filters: Filters) -> SqlQuery:
                e.gaming_day, e.created_at AS at, e.action, e.seat, e.player, e.round_number,
                NULL::bigint AS consecutive, NULL::integer AS bank_limit, NULL::varchar AS round_status,
                ev.seq AS event_seq, ev.actor AS dealer, e.badge, e.reason,
-               NULL::integer AS config_version, NULL::text AS rotation_policy
+               NULL::integer AS config_version, NULL::text AS rotation_policy,
+               rs.rule_set, rs.rule_set_version
         FROM {ROTATION} e
         CROSS JOIN LATERAL (SELECT ev.seq, ev.actor FROM {EVENT} ev WHERE ev.id = e.event_id OFFSET 0) ev
         CROSS JOIN LATERAL (SELECT t.name FROM {TABLE} t WHERE t.id = e.table_id OFFSET 0) t
+        LEFT JOIN LATERAL (
+            SELECT {RULE_SET_OF_CONFIG}
+            FROM {CONFIG} c
+            WHERE c.table_id = e.table_id AND c.effective_from <= e.created_at
+            ORDER BY c.version DESC LIMIT 1
+        ) rs ON true
         {where_clause(rot_conditions)}
         UNION ALL
         SELECT 'banked', 0, r.id, r.table_id, t.name, r.gaming_day, r.opened_at, 'banked', r.pd_seat, r.pd_player,
                r.number, r.pd_consecutive, c.max_consecutive_banks, r.status, NULL, NULL, r.pd_badge, '',
-               c.version, c.rotation_policy::text
+               c.version, c.rotation_policy::text, c.rule_set, c.rule_set_version
         FROM {ROUND} r
         CROSS JOIN LATERAL (SELECT t.name FROM {TABLE} t WHERE t.id = r.table_id OFFSET 0) t
         CROSS JOIN LATERAL (
-            SELECT c.version, c.max_consecutive_banks, c.rotation_policy FROM {CONFIG} c WHERE c.id = r.config_id OFFSET 0
+            SELECT c.version, c.max_consecutive_banks, c.rotation_policy, {RULE_SET_OF_CONFIG}
+            FROM {CONFIG} c WHERE c.id = r.config_id OFFSET 0
         ) c
         {where_clause(round_conditions)}
     """

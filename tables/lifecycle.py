@@ -124,7 +124,7 @@ def table_configure(
         # The rule set's keys stay the rule set's (tables/rule_sets.py): a table's own change
         # does not override them.
         rules, carried = rule_set_rules(table)
-        engine_config = EngineConfig.from_config({**merged_config(game.config.to_config(), config), **rules})
+        engine_config = EngineConfig.from_config(with_rules(merged_config(game.config.to_config(), config), rules))
         _check_seats(game, engine_config.seats)
         # After the configuration is checked, so that a bad one is named as such.
         if not approved and not actor.is_system:
@@ -167,6 +167,28 @@ def rule_set_rules(table: Table) -> tuple[dict, object | None]:
     if change is None or change.rule_set_id != table.rule_set_id:
         return {}, None
     return change.rules, change
+
+
+# A rule set's key that names only the pay table of each side bet (Bad Beat, Pairs, the
+# progressive): the set posts what a bet pays; whether a table offers the bet, its limits
+# and its progressive's meter stay the table's own, so one rule set never links every
+# table's progressive to one meter.
+SIDE_BET_PAYTABLES = "side_bet_paytables"
+
+
+def with_rules(config: dict, rules: dict) -> dict:
+    """A whole configuration under a rule set's rules (tables/rule_sets.py): the keys the
+    rules name replace the configuration's; `side_bet_paytables` replaces the pay table of
+    each side bet the table offers, and nothing else of it."""
+    merged = {**config, **{key: value for key, value in rules.items() if key != SIDE_BET_PAYTABLES}}
+    paytables = rules.get(SIDE_BET_PAYTABLES)
+    if isinstance(paytables, dict) and isinstance(merged.get("side_bets"), dict):
+        side_bets = dict(merged["side_bets"])
+        for bet, paytable in paytables.items():
+            if isinstance(side_bets.get(bet), dict):
+                side_bets[bet] = {**side_bets[bet], "paytable": paytable}
+        merged["side_bets"] = side_bets
+    return merged
 
 
 def merged_config(in_force: dict, change: dict) -> dict:

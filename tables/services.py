@@ -233,7 +233,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     stamped = {**command, "at": timezone.localtime(stamp.now).isoformat()}
     new_game, result, records = game.apply(stamped, rng=rng, fund=fund)
     if checked.rule_set_change is not None:
-        rule_sets.applied(table, game.config, checked.rule_set_change)
+        rule_sets.applied(table, game.config, checked.rule_set_change, now=stamp.now)
     # After the engine, not in _check_envelope: a fractional amount is the engine's
     # invalid_amount (docs/commands.md); this catches floats anywhere else in the command.
     if not hashchain.only_whole_numbers(command):

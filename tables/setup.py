@@ -43,6 +43,7 @@ LABELS = {
     "player_fee": "player's fee",
     "pd_fee": "player-dealer's fee",
     "side_bets": "Side bets",
+    "side_bet_paytables": "Side bets' pay tables",
     "bad_beat": "Bad Beat",
     "pairs": "Pairs",
     "progressive": "Progressive",

@@ -58,7 +58,10 @@ export function createDialogs(ctx) {
               h("thead", {}, h("tr", {}, h("th", {}, "Wager"), h("th", { class: "num" }, "Player"), h("th", { class: "num" }, "Player-dealer"))),
               h("tbody", {}, ...fees.rates.map((r) => h("tr", {}, h("td", {}, `${money(r.min)}–${money(r.max)}`),
                 h("td", { class: "num" }, money(r.player_fee)), h("td", { class: "num" }, money(r.pd_fee))))))]
-          : h("p", {}, "No collection fee at this table."))),
+          : h("p", {}, "No collection fee at this table.")),
+        // Rule set versions still to come at this table (tables/rule_sets.py upcoming), in words.
+        ...((ctx.page.rule_changes || []).length ? [h("section", { class: "rule-changes" }, h("h3", {}, "Rule changes ahead"),
+          h("ul", {}, ...ctx.page.rule_changes.map((words) => h("li", {}, words))))] : [])),
       h("form", { method: "dialog" }, h("button", { class: "primary" }, "Close")));
     dialog.showModal();
   }

@@ -298,7 +298,7 @@ def test_every_export_escapes_the_columns_people_type_and_never_money_sequences_
         "table_name", "person_id", "player", "pd_player", "dealer", "reason", "void_reason", "void_approved_by",
         "drop_box", "box", "boxes", "explanation", "approved_by", "counted_by", "banked_by", "meter", "tppp_badge",
         "patron_number", "display_name", "unidentified_description", "employee", "note", "state_ref",
-        "incoming_dealer", "outgoing_dealer", "plan_made_by",
+        "incoming_dealer", "outgoing_dealer", "plan_made_by", "rule_set",
     }
     never = re.compile(r".*(_cents|_seq|_hash|_utc|_local|_iso)|hash_key|gaming_day|seat|round_number|(?!person_id).*_id")
     specs = {

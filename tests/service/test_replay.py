@@ -172,3 +172,56 @@ def test_a_mixed_script_id_is_refused_in_a_replay(monkeypatch):
     ]}
     results = replay(document, monkeypatch)["results"]
     assert results[0]["error"]["code"] == "mixed_script_id" and results[1] == {"ok": True}
+
+
+DEARER = {"payers": "all_players", "player_basis": "ante", "pd_basis": "per_betting_square",
+          "rates": [{"min": 500, "max": 2500, "player_fee": 200, "pd_fee": 150}]}
+INLINED = {"name": "California 2026", "version": 3, "rules": {"fee_schedule": DEARER, "notice": "Rules as of 1 Dec"}}
+
+
+@pytest.mark.django_db
+def test_a_replay_file_may_inline_a_rule_set_the_table_plays_under_and_a_file_without_one_plays_as_before(monkeypatch):
+    from tables.management.commands import replay as replay_module
+
+    named = []
+    real_execute = replay_module.command_execute
+
+    def execute_and_look(**kwargs):
+        outcome = real_execute(**kwargs)
+        config = Table.objects.select_related("config__rule_set_change__rule_set").get(pk=kwargs["table_id"]).config
+        change = config.rule_set_change
+        named.append((change.rule_set.name, change.version, config.notice) if change else None)
+        return outcome
+
+    monkeypatch.setattr(replay_module, "command_execute", execute_and_look)
+    under = replay({**EXAMPLE_C, "rule_set": INLINED}, monkeypatch)["results"]
+    # Every command, the seating before the first round included, plays under version 3.
+    assert set(named) == {("California 2026", 3, "Rules as of 1 Dec")}
+    assert under[-2]["fee_refunds"] == [{"seat": 1, "amount": 200}, {"seat": 2, "amount": 200}]
+    named.clear()
+    before = replay(EXAMPLE_C, monkeypatch)["results"]  # today's file: the table's own rules
+    assert set(named) == {None}
+    assert before[-2]["fee_refunds"] == [{"seat": 1, "amount": 100}, {"seat": 2, "amount": 100}]
+    assert [r["ok"] for r in under] == [r["ok"] for r in before]
+    from tables.models import RuleSet, RuleSetChange
+    assert not RuleSet.objects.exists() and not RuleSetChange.objects.exists()  # rolled back with the rest
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rule_set, reason", [
+    ("California 2026", "'rule_set' must be an object with 'name', 'version' and 'rules'"),
+    ({"name": "C", "version": 1}, "'rule_set' must be an object with 'name', 'version' and 'rules'"),
+    ({"name": "C", "version": "1", "rules": {"notice": "x"}}, "bad rule set: the rule set's version is a whole number"),
+    ({"name": "", "version": 1, "rules": {"notice": "x"}}, "bad rule set: the rule set's name"),
+    ({"name": "C", "version": 1, "rules": {"seats": 8}}, "bad rule set: a rule set does not name seats"),
+    ({"name": "C", "version": 1, "rules": {"max_consecutive_banks": 3}}, "bad rule set: UTH-1 cannot play under these rules"),
+    ({"name": "C", "version": 1, "rules": {"side_bet_paytables": {"pairs": "BBB-01"}}}, "bad rule set: side_bet_paytables"),
+])
+def test_a_bad_inlined_rule_set_exits_2_with_the_reason_and_runs_nothing(rule_set, reason, monkeypatch):
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({**EXAMPLE_C, "rule_set": rule_set})))
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("replay", "-", stdout=io.StringIO(), stderr=err)
+    assert exit_info.value.code == 2
+    assert reason in err.getvalue(), err.getvalue()
+    assert not Table.objects.exists()

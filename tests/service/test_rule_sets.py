@@ -284,3 +284,105 @@ def test_an_approved_version_the_table_cannot_play_under_refuses_the_round_with_
     [refused] = outcomes(table, dealt_round([2, 3])[0])
     assert refused.result["error"]["code"] == "invalid_command"
     assert Table.objects.get(pk=table.pk).config_id == config_before
+
+
+def _side_bets(meter: str, bad_beat: str = "BBB-01", pairs: str = "UPB-1") -> dict:
+    return {
+        "bad_beat": {"paytable": bad_beat, "min": 100, "max": 2500},
+        "pairs": {"paytable": pairs, "min": 100, "max": 2500},
+        "progressive": {"paytable": "PROG-01", "wager": 100,
+                        "meter": {"name": meter, "meter_share": 80, "seed": 50000, "meter": 50000, "reserve": 0}},
+    }
+
+
+def test_a_rule_set_posts_the_side_bets_pay_tables_and_each_table_keeps_its_own_meter_and_limits():
+    rule_set = rule_sets.rule_set_create(actor=FILER, name="Side bets 2026")
+    east = new_table("East", fee_schedule=FEES, side_bets=_side_bets("East meter"))
+    west = new_table("West", fee_schedule=FEES, side_bets={**_side_bets("West meter"), "pairs": None})
+    for table in (east, west):
+        rule_sets.rule_set_join(actor="seed", table_id=table.pk, rule_set_id=rule_set.pk)
+    change = rule_sets.rule_set_file(
+        actor=FILER, rule_set_id=rule_set.pk, effective_day=calendar().gaming_day(timezone.now()),
+        rules={"side_bet_paytables": {"bad_beat": "BBB-03", "pairs": "UPB-4", "progressive": "PROG-01"}})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=change.pk, approve=True)
+    run(east, *seated_with_pd([1, 2, 3], pd=1), *dealt_round([2, 3]))
+    run(west, *seated_with_pd([1, 2, 3], pd=1), *dealt_round([2, 3]))
+
+    east_bets, west_bets = _round_config(east, 1).side_bets, _round_config(west, 1).side_bets
+    assert _round_config(east, 1).rule_set_change_id == change.pk == _round_config(west, 1).rule_set_change_id
+    assert east_bets["bad_beat"] == {"paytable": "BBB-03", "min": 100, "max": 2500}
+    assert east_bets["pairs"]["paytable"] == "UPB-4" and west_bets["bad_beat"]["paytable"] == "BBB-03"
+    # Not one meter for all: each table's progressive stays on its own meter.
+    assert east_bets["progressive"]["meter"]["name"] == "East meter"
+    assert west_bets["progressive"]["meter"]["name"] == "West meter"
+    # The rule set posts what a bet pays, not whether a table offers it.
+    assert "pairs" not in west_bets
+    # A table's own change keeps the rule set's pay table.
+    version = table_configure(table_id=east.pk, config={"side_bets": _side_bets("East meter", bad_beat="BBB-01")},
+                              changed_by=APPROVER, approved=True)
+    assert version.side_bets["bad_beat"]["paytable"] == "BBB-03"
+
+
+@pytest.mark.parametrize("paytables", [
+    {"bad_beat": "BBB-09"},  # no such Bad Beat pay table
+    {"pairs": "BBB-01"},  # a Bad Beat pay table named for Pairs
+    {"trips": "UTH-01"},  # not a side bet's pay table (the pay table key posts Trips and Blind)
+    {},
+    "BBB-01",
+])
+def test_a_side_bets_pay_table_no_bet_could_pay_under_is_refused_at_filing(paytables):
+    """Checked when filed, also for a bet no member table offers today."""
+    rule_set, _ = _member_tables(1)
+    with pytest.raises(rule_sets.RuleSetError) as refused:
+        rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, rules={"side_bet_paytables": paytables},
+                                effective_day=calendar().gaming_day(timezone.now()))
+    assert refused.value.code == "invalid_command"
+    assert not RuleSetChange.objects.exists()
+
+
+def _day_words(day) -> str:
+    return f"from gaming day {day:%a} {day.day} {day:%b}"
+
+
+def test_the_floor_and_the_tablet_say_what_changes_when_each_role_what_it_may_see(client):
+    """The floor lists every version not yet on its tables with its tables, the pending ones
+    too; a dealer's tablet the approved ones of its own table; a supervisor's tablet the
+    pending ones as well. A version in force on a table leaves that table's list."""
+    from tests.live.conftest import assign_dealer
+
+    rule_set, (table, other) = _member_tables()
+    outside = new_table("Own rules", fee_schedule=FEES)
+    today = calendar().gaming_day(timezone.now())
+    tomorrow, later = today + timedelta(days=1), today + timedelta(days=2)
+    now = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=today, rules={"notice": NOTICE})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=now.pk, approve=True)
+    approved = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=tomorrow,
+                                       rules={"max_consecutive_banks": 1, "fee_schedule": DEARER_FEES})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=approved.pk, approve=True)
+    rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=later, rules={"no_tppp": True})
+    declined = rule_sets.rule_set_file(actor=FILER, rule_set_id=rule_set.pk, effective_day=later, rules={"notice": "no"})
+    rule_sets.rule_set_decide(actor=APPROVER, change_id=declined.pk, approve=False)
+    run(table, *seated_with_pd([1, 2, 3], pd=1), *dealt_round([2, 3]))  # version 1 reaches the first table
+
+    coming = (f"California 2026 version 2, {_day_words(tomorrow)}: Consecutive banks allowed: 1, fee schedule "
+              "$0.00 to $1,000.00: a player $2.00, the player-dealer $0.75 (paid by every player and the player-dealer)")
+    waiting = f"California 2026 version 3, {_day_words(later)}: No TPPP banks: yes; waiting for a second supervisor (filed by sup-ann)"
+    client.force_login(User.objects.get(username="sup-bob"))
+    floor = client.get("/floor/").content.decode()
+    assert f"{coming}; approved by sup-bob — tables: R0, R1" in floor
+    assert f"{waiting} — tables: R0, R1" in floor
+    # Version 1 is in force on R0 (its round opened); R1 gets it at its next round.
+    assert f"California 2026 version 1, {_day_words(today)} (from each table&#x27;s next round): Posted notice: {NOTICE}; approved by sup-bob — tables: R1" in floor
+    assert "version 4" not in floor  # declined
+
+    supervisor_tablet = client.get(f"/tables/{table.pk}/tablet/").content.decode()
+    assert coming in supervisor_tablet and waiting in supervisor_tablet and "version 1," not in supervisor_tablet
+    assert "— tables:" not in supervisor_tablet
+
+    assign_dealer(table, "dee")
+    client.force_login(User.objects.get(username="dee"))
+    dealer_tablet = client.get(f"/tables/{table.pk}/tablet/").content.decode()
+    assert coming in dealer_tablet and "approved by sup-bob" in dealer_tablet
+    assert "version 3" not in dealer_tablet and "waiting for a second supervisor" not in dealer_tablet
+    assign_dealer(outside, "dee")
+    assert "Rule changes ahead" not in client.get(f"/tables/{outside.pk}/tablet/").content.decode()

@@ -6,9 +6,11 @@ from django.core.exceptions import PermissionDenied
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from cardroom import wire
+from cardroom.gaming_day import calendar
 from cardroom.access import (
     DRIVERS,
     EVERY_ROLE,
@@ -25,7 +27,7 @@ from rounds.engine.view import posted_rules
 from rounds.labels import side_bet_pays
 from rounds.visibility import LIVE, TABLET, audience_of
 
-from tables import presence
+from tables import presence, rule_sets
 from tables.floor import floor_rows
 from tables.models import Table
 from tables.relief import relief_board
@@ -63,6 +65,9 @@ def floor(request):
         "rows": floor_rows(), "states": FLOOR_STATES,
         "trends": {"tables": floor_trends(), "refresh_seconds": FLOOR_TREND_REFRESH_SECONDS},
         "board": relief_board(),
+        # What changes when: every rule set version not yet on its tables (the readers see
+        # the pending ones too), as the page opened.
+        "rule_changes": rule_sets.upcoming(today=calendar().gaming_day(timezone.now())),
     })
 
 
@@ -90,11 +95,18 @@ def tablet(request, table_id: int):
 
 def _table_page(request, table_id: int, template: str, audience: str):
     table = get_object_or_404(Table, pk=table_id)
+    # What changes when at this table (the tablet only): the approved rule set versions still to
+    # come, and for a supervisor those waiting for a second supervisor's approval as well.
+    rule_changes = rule_sets.upcoming(
+        today=calendar().gaming_day(timezone.now()), table=table,
+        with_pending=Actor.from_request(request).role == "supervisor",
+    ) if audience == TABLET else []
     return render(
         request,
         template,
         {
             "table": table,
+            "rule_changes": rule_changes,
             "page": {
                 "table": table.pk,
                 "snapshot": table_snapshot(table, audience),
@@ -105,6 +117,8 @@ def _table_page(request, table_id: int, template: str, audience: str):
                 "posted": {**posted_rules(table.state["config"]),
                            "side_bet_pays": side_bet_pays(table.state["config"].get("side_bets"))},
                 "posted_text": POSTED_TEXT,
+                # What changes when at this table (the tablet's "Table rules" lists it too).
+                "rule_changes": [change.words for change in rule_changes],
                 "heartbeat": presence.HEARTBEAT,
                 "user": request.user.get_username(),
                 # Whose taps and kept snapshot these are (static/table.js keys its storage by it).

@@ -13,8 +13,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone as django_timezone
 
+from cardroom.gaming_day import calendar
 from rounds.engine.errors import CommandError
 from rounds.engine.policy import parse_time
+from tables import rule_sets
 from tables.lifecycle import table_create
 from tables.services import command_execute
 
@@ -37,8 +39,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, file, **options):
         try:
-            table_config, commands = _read(file)
-            results = _run(table_config, commands)
+            table_config, commands, rule_set = _read(file)
+            results = _run(table_config, commands, rule_set)
         except MalformedReplay as problem:
             self.stderr.write(f"replay: {problem}")
             sys.exit(2)
@@ -49,7 +51,7 @@ def _not_json(constant: str):
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def _read(path: str) -> tuple[dict, list]:
+def _read(path: str) -> tuple[dict, list, dict | None]:
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -69,10 +71,13 @@ def _read(path: str) -> tuple[dict, list]:
         raise MalformedReplay("'table' must be an object with a 'name' and 'seats'")
     if not isinstance(commands, list):
         raise MalformedReplay("'commands' must be a list")
-    return table, commands
+    rule_set = document.get("rule_set")
+    if rule_set is not None and (not isinstance(rule_set, dict) or set(rule_set) != {"name", "version", "rules"}):
+        raise MalformedReplay("'rule_set' must be an object with 'name', 'version' and 'rules'")
+    return table, commands, rule_set
 
 
-def _run(table_config: dict, commands: list) -> list[dict]:
+def _run(table_config: dict, commands: list, rule_set: dict | None = None) -> list[dict]:
     results = []
     try:
         with transaction.atomic():
@@ -84,6 +89,8 @@ def _run(table_config: dict, commands: list) -> list[dict]:
             except CommandError as problem:
                 raise MalformedReplay(f"bad table configuration: {problem.message}") from None
             clock = _ReplayClock(django_timezone.now())
+            if rule_set is not None:
+                _play_under(table, rule_set, _start_of(commands, clock.now))
             for command in commands:
                 try:
                     command, at = clock.read(command)
@@ -95,6 +102,27 @@ def _run(table_config: dict, commands: list) -> list[dict]:
     except _Rollback:
         pass
     return results
+
+
+def _play_under(table, rule_set: dict, start: datetime) -> None:
+    """The file's inlined rule set (docs/commands.md): the table plays every command under
+    it, and each round names it, as a table of that rule set's version would."""
+    try:
+        rule_sets.inlined(actor=REPLAY_ACTOR, table_id=table.pk, name=rule_set["name"], version=rule_set["version"],
+                          rules=rule_set["rules"], effective_day=calendar().gaming_day(start), now=start)
+    except rule_sets.RuleSetError as problem:
+        raise MalformedReplay(f"bad rule set: {problem.message}") from None
+
+
+def _start_of(commands: list, now: datetime) -> datetime:
+    """When the replay's first command happens: its first `at` when that is earlier than now."""
+    for command in commands:
+        if isinstance(command, dict) and "at" in command:
+            try:
+                return min(now, _utc_time(command["at"]))
+            except CommandError:
+                return now
+    return now
 
 
 class _ReplayClock:
