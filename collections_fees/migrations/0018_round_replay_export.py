@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collections_fees', '0016_export_manifest_seal'),
+        ('collections_fees', '0017_export_manifest_rule_sets'),
     ]
 
     operations = [
