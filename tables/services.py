@@ -19,7 +19,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
-from cardroom.access import Actor, can_drive_row, session_tag
+from cardroom.access import Actor, can_drive_row
 from cardroom.audit import audit_chained, audit_entry, audit_record
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
@@ -255,7 +255,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         prev_hash=table.event_head,
         hash_key=hashchain.current_key_id(),
         device_at=checked.device_at,
-        session_tag=session_tag(actor.session),
+        session_tag=actor.recorded_session,
     )
     event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
     # The event, its ledger rows, the table row and the audit row go to the database
@@ -560,7 +560,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
         table_version=table.version,
         actor=actor.name,
         created_at=timezone.now(),
-        session_tag=session_tag(actor.session),
+        session_tag=actor.recorded_session,
     )
     kind = command.get("type") if recordable else None
     audit_record(
