@@ -32,7 +32,7 @@ from cardroom.access import session_tag
 from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
 
 from .models import Table
-from .floor import floor_rows, forget_whole_floor
+from .floor import CommandFacts, forget_whole_floor, window_rows
 from .selectors import server_snapshot
 
 AUDIENCES = (TABLET, LIVE)
@@ -155,19 +155,22 @@ def standing_changed(user_id: int) -> None:
         logger.exception("a change of user %s's standing could not be sent to their sockets", user_id)
 
 
-def publish_on_commit(*, table, command_type: str, result: dict) -> None:
+def publish_on_commit(*, table, command_type: str, result: dict, facts: CommandFacts | None = None) -> None:
+    """Once committed: the event to the table's screens, and the table to the floor's next
+    window, with what the command knows of its floor row (`facts`)."""
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
-    transaction.on_commit(partial(_send_changed, table, command_type, result))
+    transaction.on_commit(partial(_send_changed, table, command_type, result, facts))
 
 
-def _send_changed(table, command_type: str, result: dict) -> None:
+def _send_changed(table, command_type: str, result: dict, facts: CommandFacts | None = None) -> None:
     whole = {"seq": table.version, "command_type": command_type, "result": result, "snapshot": server_snapshot(table)}
     _send(
         TableChanged(
             table=table.pk, seq=table.version, command_type=command_type,
             texts=per_audience(lambda audience: event_for(whole, audience)),
-        )
+        ),
+        facts,
     )
 
 
@@ -250,7 +253,7 @@ def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
     publisher.consumer_loop = loop
 
 
-def _send(event: TableChanged) -> None:
+def _send(event: TableChanged, facts: CommandFacts | None = None) -> None:
     if get_channel_layer() is None:
         return
     try:
@@ -259,7 +262,7 @@ def _send(event: TableChanged) -> None:
         # The command is committed whatever happens here; a client that missed this
         # event sees the gap at the next one (or on reconnect) and takes a snapshot.
         logger.exception("event %s of table %s could not be sent", event.seq, event.table)
-    publisher.changed(event.table)
+    publisher.changed(event.table, facts)
 
 
 class Publisher:
@@ -270,8 +273,12 @@ class Publisher:
     `async_to_sync` loop per event would open new ones every time).
 
     For the floor it keeps which tables changed since its last batch, and sends them all
-    in one message at most once per window. The rows are read from the database when
-    sent, so they are the latest committed state whichever process changed the table;
+    in one message at most once per window. It also keeps, per table, the facts of the
+    last command this process applied there (tables.floor.CommandFacts: the game as it left
+    it): a table whose row still holds that version and configuration gets its row built
+    from them, with what no command knows read in one statement for the whole batch; any
+    other table is read whole (tables.floor.floor_rows). Either way the rest is read when
+    sent, so the rows are the latest committed state whichever process changed the table;
     several Daphne processes each send their own batches and the dashboard keeps the
     highest `seq` per table. A command's answer never waits for the floor.
     """
@@ -282,6 +289,8 @@ class Publisher:
         self.floor_sent = 0  # floor messages sent by this process (the benchmark reads it)
         self._lock = threading.Lock()
         self._dirty: set[int] = set()
+        # The last command's facts per table (one entry per table this process has played).
+        self._known: dict[int, CommandFacts] = {}
         self._last_flush = -window
         self._idle = threading.Event()
         self._idle.set()
@@ -301,10 +310,15 @@ class Publisher:
             future.cancel()
             raise
 
-    def changed(self, table_id: int) -> None:
+    def changed(self, table_id: int, facts: CommandFacts | None = None) -> None:
+        """Table `table_id`'s floor row changed; `facts`: what the command that changed it
+        knows (kept unless this process holds a later command's)."""
         loop = self._start()
         with self._lock:
             self._dirty.add(table_id)
+            held = self._known.get(table_id)
+            if facts is not None and (held is None or facts.version >= held.version):
+                self._known[table_id] = facts
             self._idle.clear()
         loop.call_soon_threadsafe(self._wakeup.set)
 
@@ -339,26 +353,27 @@ class Publisher:
             with self._lock:
                 now = time.monotonic()
                 wait = self._last_flush + self.window - now
-                due = []
+                due, known = [], {}
                 if self._dirty and wait <= 0:
                     due = sorted(self._dirty)
+                    known = {t: self._known[t] for t in due if t in self._known}
                     self._dirty.clear()
                     self._last_flush = now
                 elif not self._dirty:
                     self._idle.set()
             if due:
-                await self._flush(due)
+                await self._flush(due, known)
                 continue
             try:
                 await asyncio.wait_for(self._wakeup.wait(), timeout=wait if wait > 0 else None)
             except TimeoutError:
                 pass
 
-    async def _flush(self, table_ids: list[int]) -> None:
+    async def _flush(self, table_ids: list[int], known: dict | None = None) -> None:
         if get_channel_layer() is None:
             return
         try:
-            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids)
+            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids, known or {})
             text = encoded({"type": "rows", "rows": rows})
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
@@ -401,11 +416,11 @@ def _message(event) -> dict:
     return {f.name: getattr(event, f.name) for f in fields(event)}
 
 
-def _rows(table_ids: list[int]) -> list[dict]:
+def _rows(table_ids: list[int], known: dict | None = None) -> list[dict]:
     forget_whole_floor()
     close_old_connections()
     try:
-        return floor_rows(table_ids)
+        return window_rows(table_ids, known or {})
     finally:
         # A pool thread must not keep a connection open (nor the test database busy).
         connections.close_all()
