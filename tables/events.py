@@ -9,7 +9,8 @@ to find every broadcast.
   in `seq` takes a fresh snapshot.
 * `floor` (the supervisors' dashboards, one group) gets *at most one message per WINDOW
   from each process* (`FloorRowsChanged`), carrying the latest row of every table that
-  changed in that window, read in one query: with 250 busy tables and 40 screens a message
+  changed in that window (built from the commands' facts, the rest read in one statement:
+  tables.floor.window_rows): with 250 busy tables and 40 screens a message
   per table (or per event) would overrun channels_redis (a connection's queue holds 100
   messages and one process handles about 1,000 group messages a second). A screen that
   falls behind is sent one fresh full floor instead of its backlog (web.tables.consumers).
@@ -44,6 +45,8 @@ FLOOR_GROUP = "floor"
 # change after a quiet spell goes out at once; changes within the window are folded into
 # one batch sent when the window ends, so the floor always ends on the latest state.
 WINDOW = 0.25
+# The facts of this many of a table's last commands are kept (CommandFacts, Publisher.expect).
+KEPT_FACTS = 3
 # The longest a command's answer waits for its event to be handed to the channel layer
 # (seconds); a send takes milliseconds while Redis answers.
 SEND_TIMEOUT = 2.0
@@ -157,20 +160,23 @@ def standing_changed(user_id: int) -> None:
 
 def publish_on_commit(*, table, command_type: str, result: dict, facts: CommandFacts | None = None) -> None:
     """Once committed: the event to the table's screens, and the table to the floor's next
-    window, with what the command knows of its floor row (`facts`)."""
+    window. What the command knows of its floor row (`facts`) is handed over now, before
+    the commit: a window that reads the row committed, before this callback marks the
+    table, finds them; a rolled-back command's facts never describe a row (CommandFacts.describes)."""
+    if facts is not None:
+        publisher.expect(facts)
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
-    transaction.on_commit(partial(_send_changed, table, command_type, result, facts))
+    transaction.on_commit(partial(_send_changed, table, command_type, result))
 
 
-def _send_changed(table, command_type: str, result: dict, facts: CommandFacts | None = None) -> None:
+def _send_changed(table, command_type: str, result: dict) -> None:
     whole = {"seq": table.version, "command_type": command_type, "result": result, "snapshot": server_snapshot(table)}
     _send(
         TableChanged(
             table=table.pk, seq=table.version, command_type=command_type,
             texts=per_audience(lambda audience: event_for(whole, audience)),
-        ),
-        facts,
+        )
     )
 
 
@@ -253,7 +259,7 @@ def bind_consumer_loop(loop: asyncio.AbstractEventLoop) -> None:
     publisher.consumer_loop = loop
 
 
-def _send(event: TableChanged, facts: CommandFacts | None = None) -> None:
+def _send(event: TableChanged) -> None:
     if get_channel_layer() is None:
         return
     try:
@@ -262,7 +268,7 @@ def _send(event: TableChanged, facts: CommandFacts | None = None) -> None:
         # The command is committed whatever happens here; a client that missed this
         # event sees the gap at the next one (or on reconnect) and takes a snapshot.
         logger.exception("event %s of table %s could not be sent", event.seq, event.table)
-    publisher.changed(event.table, facts)
+    publisher.changed(event.table)
 
 
 class Publisher:
@@ -289,8 +295,8 @@ class Publisher:
         self.floor_sent = 0  # floor messages sent by this process (the benchmark reads it)
         self._lock = threading.Lock()
         self._dirty: set[int] = set()
-        # The last command's facts per table (one entry per table this process has played).
-        self._known: dict[int, CommandFacts] = {}
+        # The last few commands' facts per table, by version (tables this process has played).
+        self._known: dict[int, dict[int, CommandFacts]] = {}
         self._last_flush = -window
         self._idle = threading.Event()
         self._idle.set()
@@ -310,15 +316,25 @@ class Publisher:
             future.cancel()
             raise
 
-    def changed(self, table_id: int, facts: CommandFacts | None = None) -> None:
-        """Table `table_id`'s floor row changed; `facts`: what the command that changed it
-        knows (kept unless this process holds a later command's)."""
+    def expect(self, facts: CommandFacts) -> None:
+        """A command is about to commit with these facts of its table's floor row: kept
+        with the table's last few (a window may read the row between the commit and the
+        command's `changed`, or this command's predecessor's row)."""
+        with self._lock:
+            held = self._known.setdefault(facts.table, {})
+            held[facts.version] = facts
+            while len(held) > KEPT_FACTS:
+                del held[min(held)]
+
+    def facts(self, table_ids: list[int]) -> dict[int, list[CommandFacts]]:
+        """The facts held now for these tables (the window asks again after its read)."""
+        with self._lock:
+            return {t: list(self._known[t].values()) for t in table_ids if t in self._known}
+
+    def changed(self, table_id: int) -> None:
         loop = self._start()
         with self._lock:
             self._dirty.add(table_id)
-            held = self._known.get(table_id)
-            if facts is not None and (held is None or facts.version >= held.version):
-                self._known[table_id] = facts
             self._idle.clear()
         loop.call_soon_threadsafe(self._wakeup.set)
 
@@ -356,7 +372,7 @@ class Publisher:
                 due, known = [], {}
                 if self._dirty and wait <= 0:
                     due = sorted(self._dirty)
-                    known = {t: self._known[t] for t in due if t in self._known}
+                    known = {t: list(self._known[t].values()) for t in due if t in self._known}
                     self._dirty.clear()
                     self._last_flush = now
                 elif not self._dirty:
@@ -373,7 +389,7 @@ class Publisher:
         if get_channel_layer() is None:
             return
         try:
-            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids, known or {})
+            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids, known or {}, self.facts)
             text = encoded({"type": "rows", "rows": rows})
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
@@ -416,11 +432,11 @@ def _message(event) -> dict:
     return {f.name: getattr(event, f.name) for f in fields(event)}
 
 
-def _rows(table_ids: list[int], known: dict | None = None) -> list[dict]:
+def _rows(table_ids: list[int], known: dict | None = None, later=None) -> list[dict]:
     forget_whole_floor()
     close_old_connections()
     try:
-        return window_rows(table_ids, known or {})
+        return window_rows(table_ids, known or {}, later=later)
     finally:
         # A pool thread must not keep a connection open (nor the test database busy).
         connections.close_all()

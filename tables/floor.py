@@ -204,6 +204,7 @@ class CommandFacts:
     table: int
     version: int
     config_id: int | None
+    event_head: str  # the event chain's head it wrote: no other command's (a rolled-back one's never stored)
     game: TableGame
     state: dict
     last_command: str
@@ -213,8 +214,13 @@ class CommandFacts:
     def of(cls, table, game: TableGame, event) -> "CommandFacts":
         # In UTC, as the database gives the event's time back (a replay's `at` may carry its
         # own offset): the idle alert's ref is this time's text.
-        return cls(table.pk, table.version, table.config_id, game, table.state, event.command_type,
+        return cls(table.pk, table.version, table.config_id, table.event_head, game, table.state, event.command_type,
                    event.created_at.astimezone(dt_timezone.utc))
+
+    def describes(self, version: int, config_id: int | None, event_head: str) -> bool:
+        """Whether the table row, as read, is the one this command wrote (and nothing has
+        changed its game since: a configuration change writes a new configuration version)."""
+        return (self.version, self.config_id, self.event_head) == (version, config_id, event_head)
 
 
 @dataclass(frozen=True)
@@ -227,12 +233,16 @@ class _Meter:
     owed: int
 
 
-def rows_from_facts(known: dict, now: datetime | None = None) -> tuple[list[dict], list[int]]:
-    """The floor rows of the tables in `known` ({table id: CommandFacts}), from each one's
-    facts and one fixed statement for what no command knows (`_AROUND_SQL`), plus the
-    presence marks in one cache read. Returns the rows, and the tables whose facts no
-    longer describe them (another process's later command, or a configuration change: the
-    version or the configuration version moved), which the caller reads whole (floor_rows)."""
+def rows_from_facts(known: dict, now: datetime | None = None, *, later=None) -> tuple[list[dict], list[int]]:
+    """The floor rows of the tables in `known` ({table id: CommandFacts, or a list of them:
+    the last few commands' of this process}), each from the facts of the command that wrote
+    the row as it is now, and one fixed statement for what no command knows
+    (`_around_sql`), plus the presence marks in one cache read. Returns the rows, and the
+    tables none of whose facts describe the row (another process's later command, a
+    configuration change, a command whose commit failed), which the caller reads whole
+    (floor_rows). `later(ids)`, if given, is asked after the read for the facts known then
+    (the publisher's: a command of this process that committed while the window was on its
+    way handed its facts over before its commit, so the row read has its facts)."""
     if not known:
         return [], []
     now = now or timezone.now()
@@ -240,21 +250,26 @@ def rows_from_facts(known: dict, now: datetime | None = None) -> tuple[list[dict
     today = cal.gaming_day(now)
     day_start, _ = cal.day_bounds(today)
     ids = sorted(known)
-    meter_names = [_meter_name(known[t].state) for t in ids]
+    candidates = {t: known[t] if isinstance(known[t], (list, tuple)) else [known[t]] for t in ids}
+    # The meter the newest facts name (a rule set's change may name another: then read whole).
+    meter_names = [_meter_name(max(candidates[t], key=lambda f: f.version).state) for t in ids]
     cursor = statements.cursor()
     # In the order of the statement's placeholders.
     cursor.execute(_around_sql(), (today, now - timedelta(hours=1), day_start, today, cal.shift(now),
                                    ids, meter_names, day_start, day_start))
     found = cursor.fetchall()
+    if later is not None:
+        for t, more in later(ids).items():
+            candidates[t] = [*candidates[t], *(more if isinstance(more, (list, tuple)) else [more])]
     tablets, tablets_this_shift, failing = presence.floor_marks(ids)
     rows, stale = [], set(ids)
-    for (pk, name, version, config_id, is_open, boxes_placed, retired, last_round, last_round_status,
+    for (pk, name, version, config_id, event_head, is_open, boxes_placed, retired, last_round, last_round_status,
          last_round_exhausted, last_void, fees, last_hour, voids_today, staffed, status_action, status_by, status_at,
          status_reason, locked_id, locked_at, locked_detail, waiting_kinds, waiting_rounds, ack_kinds, ack_refs,
          ack_by, ack_at, meter_name, meter, reserve, owed) in found:
-        facts = known[pk]
-        if version != facts.version or config_id != facts.config_id:
-            continue  # not the game this process holds: read whole
+        facts = next((f for f in candidates[pk] if f.describes(version, config_id, event_head)), None)
+        if facts is None or _meter_name(facts.state) != meter_names[ids.index(pk)]:
+            continue  # not a game this process holds: read whole
         stale.discard(pk)
         table = SimpleNamespace(
             pk=pk, name=name, version=version, is_open=is_open, retired=retired,
@@ -280,12 +295,13 @@ def rows_from_facts(known: dict, now: datetime | None = None) -> tuple[list[dict
     return rows, sorted(stale)
 
 
-def window_rows(table_ids: list[int], known: dict, now: datetime | None = None) -> list[dict]:
+def window_rows(table_ids: list[int], known: dict, now: datetime | None = None, *, later=None) -> list[dict]:
     """The publisher's window: the floor rows of `table_ids`, built from the facts in
-    `known` ({table id: CommandFacts}) where they still hold, the others read whole; in
-    floor_rows's order (by name) when both kinds are sent."""
+    `known` ({table id: CommandFacts or a list of them}; `later`: see rows_from_facts) where
+    they describe the row, the others read whole; in floor_rows's order (by name) when both
+    kinds are sent."""
     now = now or timezone.now()
-    rows, stale = rows_from_facts({t: known[t] for t in table_ids if t in known}, now)
+    rows, stale = rows_from_facts({t: known[t] for t in table_ids if t in known}, now, later=later)
     whole = [t for t in table_ids if t not in known] + stale
     if not rows:
         return floor_rows(whole, now=now)
@@ -312,7 +328,7 @@ def _around_sql() -> str:
     user = get_user_model()
     ack, decision = AlertAcknowledgement, ApprovalDecision
     return f"""
-SELECT t.{c(Table, 'id')}, t.{c(Table, 'name')}, t.{c(Table, 'version')}, t.{c(Table, 'config')},
+SELECT t.{c(Table, 'id')}, t.{c(Table, 'name')}, t.{c(Table, 'version')}, t.{c(Table, 'config')}, t.{c(Table, 'event_head')},
        t.{c(Table, 'is_open')}, t.{c(Table, 'boxes_placed')}, t.{c(Table, 'retired')},
        closed.number, closed.status, closed.exhausted,
        (SELECT v.{c(Round, 'void_reason')} FROM {q(Round)} v
