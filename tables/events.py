@@ -280,10 +280,10 @@ class Publisher:
 
     For the floor it keeps which tables changed since its last batch, and sends them all
     in one message at most once per window. It also keeps, per table, the facts of the
-    last command this process applied there (tables.floor.CommandFacts: the game as it left
-    it): a table whose row still holds that version and configuration gets its row built
-    from them, with what no command knows read in one statement for the whole batch; any
-    other table is read whole (tables.floor.floor_rows). Either way the rest is read when
+    last few commands this process applied there (tables.floor.CommandFacts: the game as
+    each left it): a table whose row, as the window reads it, one of them wrote gets its
+    row built from them, with what no command knows read in one statement for the whole
+    batch; any other table is read whole (tables.floor.floor_rows). Either way the rest is read when
     sent, so the rows are the latest committed state whichever process changed the table;
     several Daphne processes each send their own batches and the dashboard keeps the
     highest `seq` per table. A command's answer never waits for the floor.

@@ -252,11 +252,11 @@ def rows_from_facts(known: dict, now: datetime | None = None, *, later=None) -> 
     ids = sorted(known)
     candidates = {t: known[t] if isinstance(known[t], (list, tuple)) else [known[t]] for t in ids}
     # The meter the newest facts name (a rule set's change may name another: then read whole).
-    meter_names = [_meter_name(max(candidates[t], key=lambda f: f.version).state) for t in ids]
+    meter_names = {t: _meter_name(max(candidates[t], key=lambda f: f.version).state) for t in ids}
     cursor = statements.cursor()
     # In the order of the statement's placeholders.
     cursor.execute(_around_sql(), (today, now - timedelta(hours=1), day_start, today, cal.shift(now),
-                                   ids, meter_names, day_start, day_start))
+                                   ids, [meter_names[t] for t in ids], day_start, day_start))
     found = cursor.fetchall()
     if later is not None:
         for t, more in later(ids).items():
@@ -268,7 +268,7 @@ def rows_from_facts(known: dict, now: datetime | None = None, *, later=None) -> 
          status_reason, locked_id, locked_at, locked_detail, waiting_kinds, waiting_rounds, ack_kinds, ack_refs,
          ack_by, ack_at, meter_name, meter, reserve, owed) in found:
         facts = next((f for f in candidates[pk] if f.describes(version, config_id, event_head)), None)
-        if facts is None or _meter_name(facts.state) != meter_names[ids.index(pk)]:
+        if facts is None or _meter_name(facts.state) != meter_names[pk]:
             continue  # not a game this process holds: read whole
         stale.discard(pk)
         table = SimpleNamespace(
