@@ -119,6 +119,37 @@ def run(rounds: int, summary: str) -> None:
         figures = stages.per_command({}, stages.totals(), played, scale)
         stages.stop()
         print(f"  {stages.line(figures, unit, digits)}")
+    window(play, count_statement, statements, current)
+
+
+def window(play, count_statement, statements, current) -> None:
+    """The floor's window for 1, 10 and 50 changed tables: the rows read whole (floor_rows,
+    the path before issue 37 item 2, still the whole floor's) against the rows built from
+    the commands' facts (tables.floor.window_rows), in Python calls and SQL statements."""
+    from django.db import connection
+
+    from tables.events import publisher
+    from tables.floor import floor_rows, window_rows
+
+    play(50, lambda kind, execute: execute())  # 50 more tables, each with a round played
+    # The facts each table's last command left (the publisher keeps a table's last few).
+    known = {t: max(held.values(), key=lambda facts: facts.version) for t, held in publisher._known.items()}
+    ids = sorted(known)[-50:]
+    print("the floor's window (rows of N changed tables; calls and SQL statements per window):")
+    print(f"{'tables':>8}{'whole calls':>14}{'SQL':>6}{'facts calls':>14}{'SQL':>6}")
+    for n in (1, 10, 50):
+        figures = []
+        for read in (lambda: floor_rows(ids[:n]), lambda: window_rows(ids[:n], {t: known[t] for t in ids[:n]})):
+            read()  # warm: the statement prepared, the queries' code imported
+            current[0] = "window"
+            statements["window"] = 0
+            profile = cProfile.Profile()
+            with connection.execute_wrapper(count_statement):
+                profile.enable()
+                read()
+                profile.disable()
+            figures += [pstats.Stats(profile).total_calls, statements["window"]]
+        print(f"{n:>8}{figures[0]:>14}{figures[1]:>6}{figures[2]:>14}{figures[3]:>6}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ seeding) act as `system`.
 import inspect
 import threading
 from dataclasses import dataclass, field, replace
-from functools import wraps
+from functools import cached_property, wraps
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.views import redirect_to_login
@@ -74,9 +74,11 @@ class Actor:
     def is_system(self) -> bool:
         return self.role == SYSTEM
 
-    @property
+    @cached_property
     def recorded_session(self) -> str:
-        """The session as every record keeps it: its tag (`session_tag`), never the key."""
+        """The session as every record keeps it: its tag (`session_tag`), never the key.
+        An HMAC, computed once per actor: a socket holds its actor across its commands, and
+        each command records the tag on its event and its audit row."""
         return session_tag(self.session)
 
 

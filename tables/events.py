@@ -9,7 +9,8 @@ to find every broadcast.
   in `seq` takes a fresh snapshot.
 * `floor` (the supervisors' dashboards, one group) gets *at most one message per WINDOW
   from each process* (`FloorRowsChanged`), carrying the latest row of every table that
-  changed in that window, read in one query: with 250 busy tables and 40 screens a message
+  changed in that window (built from the commands' facts, the rest read in one statement:
+  tables.floor.window_rows): with 250 busy tables and 40 screens a message
   per table (or per event) would overrun channels_redis (a connection's queue holds 100
   messages and one process handles about 1,000 group messages a second). A screen that
   falls behind is sent one fresh full floor instead of its backlog (web.tables.consumers).
@@ -32,7 +33,7 @@ from cardroom.access import session_tag
 from rounds.visibility import LIVE, TABLET, event_for, snapshot_for
 
 from .models import Table
-from .floor import floor_rows, forget_whole_floor
+from .floor import CommandFacts, forget_whole_floor, window_rows
 from .selectors import server_snapshot
 
 AUDIENCES = (TABLET, LIVE)
@@ -44,6 +45,8 @@ FLOOR_GROUP = "floor"
 # change after a quiet spell goes out at once; changes within the window are folded into
 # one batch sent when the window ends, so the floor always ends on the latest state.
 WINDOW = 0.25
+# The facts of this many of a table's last commands are kept (CommandFacts, Publisher.expect).
+KEPT_FACTS = 3
 # The longest a command's answer waits for its event to be handed to the channel layer
 # (seconds); a send takes milliseconds while Redis answers.
 SEND_TIMEOUT = 2.0
@@ -155,7 +158,13 @@ def standing_changed(user_id: int) -> None:
         logger.exception("a change of user %s's standing could not be sent to their sockets", user_id)
 
 
-def publish_on_commit(*, table, command_type: str, result: dict) -> None:
+def publish_on_commit(*, table, command_type: str, result: dict, facts: CommandFacts | None = None) -> None:
+    """Once committed: the event to the table's screens, and the table to the floor's next
+    window. What the command knows of its floor row (`facts`) is handed over now, before
+    the commit: a window that reads the row committed, before this callback marks the
+    table, finds them; a rolled-back command's facts never describe a row (CommandFacts.describes)."""
+    if facts is not None:
+        publisher.expect(facts)
     # The snapshot is built after commit, outside the table lock, and never for a
     # transaction that is rolled back (a replay).
     transaction.on_commit(partial(_send_changed, table, command_type, result))
@@ -270,8 +279,12 @@ class Publisher:
     `async_to_sync` loop per event would open new ones every time).
 
     For the floor it keeps which tables changed since its last batch, and sends them all
-    in one message at most once per window. The rows are read from the database when
-    sent, so they are the latest committed state whichever process changed the table;
+    in one message at most once per window. It also keeps, per table, the facts of the
+    last few commands this process applied there (tables.floor.CommandFacts: the game as
+    each left it): a table whose row, as the window reads it, one of them wrote gets its
+    row built from them, with what no command knows read in one statement for the whole
+    batch; any other table is read whole (tables.floor.floor_rows). Either way the rest is read when
+    sent, so the rows are the latest committed state whichever process changed the table;
     several Daphne processes each send their own batches and the dashboard keeps the
     highest `seq` per table. A command's answer never waits for the floor.
     """
@@ -282,6 +295,8 @@ class Publisher:
         self.floor_sent = 0  # floor messages sent by this process (the benchmark reads it)
         self._lock = threading.Lock()
         self._dirty: set[int] = set()
+        # The last few commands' facts per table, by version (tables this process has played).
+        self._known: dict[int, dict[int, CommandFacts]] = {}
         self._last_flush = -window
         self._idle = threading.Event()
         self._idle.set()
@@ -300,6 +315,21 @@ class Publisher:
         except TimeoutError:
             future.cancel()
             raise
+
+    def expect(self, facts: CommandFacts) -> None:
+        """A command is about to commit with these facts of its table's floor row: kept
+        with the table's last few (a window may read the row between the commit and the
+        command's `changed`, or this command's predecessor's row)."""
+        with self._lock:
+            held = self._known.setdefault(facts.table, {})
+            held[facts.version] = facts
+            while len(held) > KEPT_FACTS:
+                del held[min(held)]
+
+    def facts(self, table_ids: list[int]) -> dict[int, list[CommandFacts]]:
+        """The facts held now for these tables (the window asks again after its read)."""
+        with self._lock:
+            return {t: list(self._known[t].values()) for t in table_ids if t in self._known}
 
     def changed(self, table_id: int) -> None:
         loop = self._start()
@@ -339,26 +369,27 @@ class Publisher:
             with self._lock:
                 now = time.monotonic()
                 wait = self._last_flush + self.window - now
-                due = []
+                due, known = [], {}
                 if self._dirty and wait <= 0:
                     due = sorted(self._dirty)
+                    known = {t: list(self._known[t].values()) for t in due if t in self._known}
                     self._dirty.clear()
                     self._last_flush = now
                 elif not self._dirty:
                     self._idle.set()
             if due:
-                await self._flush(due)
+                await self._flush(due, known)
                 continue
             try:
                 await asyncio.wait_for(self._wakeup.wait(), timeout=wait if wait > 0 else None)
             except TimeoutError:
                 pass
 
-    async def _flush(self, table_ids: list[int]) -> None:
+    async def _flush(self, table_ids: list[int], known: dict | None = None) -> None:
         if get_channel_layer() is None:
             return
         try:
-            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids)
+            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids, known or {}, self.facts)
             text = encoded({"type": "rows", "rows": rows})
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
@@ -401,11 +432,11 @@ def _message(event) -> dict:
     return {f.name: getattr(event, f.name) for f in fields(event)}
 
 
-def _rows(table_ids: list[int]) -> list[dict]:
+def _rows(table_ids: list[int], known: dict | None = None, later=None) -> list[dict]:
     forget_whole_floor()
     close_old_connections()
     try:
-        return floor_rows(table_ids)
+        return window_rows(table_ids, known or {}, later=later)
     finally:
         # A pool thread must not keep a connection open (nor the test database busy).
         connections.close_all()

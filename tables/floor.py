@@ -4,14 +4,21 @@ window, idle tables), read in a fixed number of queries whatever the number of t
 The table's own snapshot is read in tables/selectors.py.
 """
 
+import json
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from functools import lru_cache
+from types import SimpleNamespace
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
+from cardroom import statements
 from cardroom.gaming_day import calendar
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
@@ -28,6 +35,7 @@ from . import presence
 from .models import (
     AlertAcknowledgement,
     Approval,
+    ApprovalDecision,
     DealerAssignment,
     Table,
     TableEvent,
@@ -160,12 +168,217 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         for t in tables
     ]
     for row, t in zip(rows, tables):
-        row["status_change"] = status.get(t.pk)
-        row["retired"] = t.retired
-    for row in rows:
-        for alert in row["alerts"]:
-            alert["ack"] = acks.get((row["table"], alert["kind"], alert["ref"]))
+        _finish(row, status.get(t.pk), t.retired, acks)
     return rows
+
+
+def _finish(row: dict, status_change: dict | None, retired: bool, acks: dict) -> None:
+    """What a row shows of the supervisors' side: the last status change, whether the table
+    is retired, and each alert's acknowledgement, if any (by table, kind and ref)."""
+    row["status_change"] = status_change
+    row["retired"] = retired
+    for alert in row["alerts"]:
+        alert["ack"] = acks.get((row["table"], alert["kind"], alert["ref"]))
+
+
+# --- the row from what a command holds (the publisher's window) ---------------------------
+#
+# A floor row is the table's game and row (what the command that changed it holds at commit)
+# and what happens around the table, which no command knows: fees today, rounds in the
+# sliding hour, voids today, the last closed round, the tablet's presence, the dealer
+# assigned now, the last status change, acknowledgements, the supervisor-login lockout,
+# approvals waiting and the progressive's meter (which other tables move). The publisher's
+# window builds each command-changed table's row from the command's facts and reads the
+# rest in one fixed statement (docs/scaling.md, "The floor's row"); floor_rows above reads
+# everything, for a screen's whole floor and for a table no command of this process told of.
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    """What an accepted command knows of its table's floor row once committed: the game it
+    left (and its stored form), the version and configuration version it wrote them at, and
+    its event's type and time. Only the game is kept from the command: the row's other
+    columns (name, open, boxes, retired) are read with the rest, so a supervisor's change
+    after the command is never hidden by it."""
+
+    table: int
+    version: int
+    config_id: int | None
+    event_head: str  # the event chain's head it wrote: no other command's (a rolled-back one's never stored)
+    game: TableGame
+    state: dict
+    last_command: str
+    last_event_at: datetime
+
+    @classmethod
+    def of(cls, table, game: TableGame, event) -> "CommandFacts":
+        # In UTC, as the database gives the event's time back (a replay's `at` may carry its
+        # own offset): the idle alert's ref is this time's text.
+        return cls(table.pk, table.version, table.config_id, table.event_head, game, table.state, event.command_type,
+                   event.created_at.astimezone(dt_timezone.utc))
+
+    def describes(self, version: int, config_id: int | None, event_head: str) -> bool:
+        """Whether the table row, as read, is the one this command wrote (and nothing has
+        changed its game since: a configuration change writes a new configuration version)."""
+        return (self.version, self.config_id, self.event_head) == (version, config_id, event_head)
+
+
+@dataclass(frozen=True)
+class _Meter:
+    """The meter's columns a floor row shows (name, meter, reserve, owed)."""
+
+    name: str
+    meter: int
+    reserve: int
+    owed: int
+
+
+def rows_from_facts(known: dict, now: datetime | None = None, *, later=None) -> tuple[list[dict], list[int]]:
+    """The floor rows of the tables in `known` ({table id: CommandFacts, or a list of them:
+    the last few commands' of this process}), each from the facts of the command that wrote
+    the row as it is now, and one fixed statement for what no command knows
+    (`_around_sql`), plus the presence marks in one cache read. Returns the rows, and the
+    tables none of whose facts describe the row (another process's later command, a
+    configuration change, a command whose commit failed), which the caller reads whole
+    (floor_rows). `later(ids)`, if given, is asked after the read for the facts known then
+    (the publisher's: a command of this process that committed while the window was on its
+    way handed its facts over before its commit, so the row read has its facts)."""
+    if not known:
+        return [], []
+    now = now or timezone.now()
+    cal = calendar()
+    today = cal.gaming_day(now)
+    day_start, _ = cal.day_bounds(today)
+    ids = sorted(known)
+    candidates = {t: known[t] if isinstance(known[t], (list, tuple)) else [known[t]] for t in ids}
+    # The meter the newest facts name (a rule set's change may name another: then read whole).
+    meter_names = {t: _meter_name(max(candidates[t], key=lambda f: f.version).state) for t in ids}
+    cursor = statements.cursor()
+    # In the order of the statement's placeholders.
+    cursor.execute(_around_sql(), (today, now - timedelta(hours=1), day_start, today, cal.shift(now),
+                                   ids, [meter_names[t] for t in ids], day_start, day_start))
+    found = cursor.fetchall()
+    if later is not None:
+        for t, more in later(ids).items():
+            candidates[t] = [*candidates[t], *(more if isinstance(more, (list, tuple)) else [more])]
+    tablets, tablets_this_shift, failing = presence.floor_marks(ids)
+    rows, stale = [], set(ids)
+    for (pk, name, version, config_id, event_head, is_open, boxes_placed, retired, last_round, last_round_status,
+         last_round_exhausted, last_void, fees, last_hour, voids_today, staffed, status_action, status_by, status_at,
+         status_reason, locked_id, locked_at, locked_detail, waiting_kinds, waiting_rounds, ack_kinds, ack_refs,
+         ack_by, ack_at, meter_name, meter, reserve, owed) in found:
+        facts = next((f for f in candidates[pk] if f.describes(version, config_id, event_head)), None)
+        if facts is None or _meter_name(facts.state) != meter_names[pk]:
+            continue  # not a game this process holds: read whole
+        stale.discard(pk)
+        table = SimpleNamespace(
+            pk=pk, name=name, version=version, is_open=is_open, retired=retired,
+            boxes_placed=_json(boxes_placed), last_command=facts.last_command, last_event_at=facts.last_event_at,
+            last_round=last_round, last_round_status=last_round_status, last_round_exhausted=last_round_exhausted,
+            last_void=last_void,
+        )
+        login_locked = ({"id": locked_id, "table_id": pk, "at": locked_at, "detail": _json(locked_detail)}
+                        if locked_id is not None else None)
+        approvals = [{"table_id": pk, "kind": kind, "round_number": number}
+                     for kind, number in zip(waiting_kinds or (), waiting_rounds or ())]
+        row = _floor_row(
+            table, now, fees, {"last_hour": last_hour, "voids_today": voids_today}, tablets[pk], failing.get(pk),
+            approvals, _Meter(meter_name, meter, reserve, owed) if meter_name is not None else None,
+            boxes_now([table], now)[pk], staffed, login_locked, pk in tablets_this_shift, game=facts.game,
+        )
+        status = ({"action": status_action, "by": status_by, "at": status_at.isoformat(), "reason": status_reason}
+                  if status_action is not None else None)
+        acks = {(pk, kind, ref): {"by": by, "at": at.isoformat()}
+                for kind, ref, by, at in zip(ack_kinds or (), ack_refs or (), ack_by or (), ack_at or ())}
+        _finish(row, status, retired, acks)
+        rows.append(row)
+    return rows, sorted(stale)
+
+
+def window_rows(table_ids: list[int], known: dict, now: datetime | None = None, *, later=None) -> list[dict]:
+    """The publisher's window: the floor rows of `table_ids`, built from the facts in
+    `known` ({table id: CommandFacts or a list of them}; `later`: see rows_from_facts) where
+    they describe the row, the others read whole; in floor_rows's order (by name) when both
+    kinds are sent."""
+    now = now or timezone.now()
+    rows, stale = rows_from_facts({t: known[t] for t in table_ids if t in known}, now, later=later)
+    whole = [t for t in table_ids if t not in known] + stale
+    if not rows:
+        return floor_rows(whole, now=now)
+    if whole:
+        rows += floor_rows(whole, now=now)
+    return sorted(rows, key=lambda row: (row["name"], row["table"]))
+
+
+def _json(value):
+    """A JSON column as Django's JSONField gives it (this backend hands jsonb over as text)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+@lru_cache(maxsize=None)
+def _around_sql() -> str:
+    """What no command knows of its table's floor row, for any number of tables in one
+    statement: the table row's own columns but its game, the last closed round and the last
+    void's reason, fees today, rounds settled in the last hour, voids today, a dealer
+    assigned now, the last status change, the day's last supervisor-login lockout, the
+    approvals waiting, today's acknowledgements and the meter the table names. Each part is
+    the query floor_rows makes for it (tests/service/test_floor_from_facts.py holds the
+    rows equal)."""
+    q, c = statements.table, statements.column
+    user = get_user_model()
+    ack, decision = AlertAcknowledgement, ApprovalDecision
+    return f"""
+SELECT t.{c(Table, 'id')}, t.{c(Table, 'name')}, t.{c(Table, 'version')}, t.{c(Table, 'config')}, t.{c(Table, 'event_head')},
+       t.{c(Table, 'is_open')}, t.{c(Table, 'boxes_placed')}, t.{c(Table, 'retired')},
+       closed.number, closed.status, closed.exhausted,
+       (SELECT v.{c(Round, 'void_reason')} FROM {q(Round)} v
+         WHERE v.{c(Round, 'table')} = t.{c(Table, 'id')} AND v.{c(Round, 'status')} = 'voided'
+         ORDER BY v.{c(Round, 'number')} DESC LIMIT 1),
+       (SELECT (COALESCE(SUM(f.{c(CollectionEntry, 'amount')}) FILTER (WHERE f.{c(CollectionEntry, 'kind')} = 'fee'), 0)
+              - COALESCE(SUM(f.{c(CollectionEntry, 'amount')}) FILTER (WHERE f.{c(CollectionEntry, 'kind')} = 'refund'), 0))::bigint
+          FROM {q(CollectionEntry)} f
+         WHERE f.{c(CollectionEntry, 'table')} = t.{c(Table, 'id')} AND f.{c(CollectionEntry, 'gaming_day')} = %s),
+       (SELECT count(*) FROM {q(Round)} r WHERE r.{c(Round, 'table')} = t.{c(Table, 'id')}
+           AND r.{c(Round, 'status')} = 'settled' AND r.{c(Round, 'closed_at')} >= %s),
+       (SELECT count(*) FROM {q(Round)} r WHERE r.{c(Round, 'table')} = t.{c(Table, 'id')}
+           AND r.{c(Round, 'status')} = 'voided' AND r.{c(Round, 'closed_at')} >= %s),
+       EXISTS (SELECT 1 FROM {q(DealerAssignment)} a WHERE a.{c(DealerAssignment, 'table')} = t.{c(Table, 'id')}
+           AND a.{c(DealerAssignment, 'gaming_day')} = %s AND a.{c(DealerAssignment, 'shift')} = %s
+           AND a.{c(DealerAssignment, 'ended_at')} IS NULL),
+       status.{c(TableStatusChange, 'action')}, status.{c(TableStatusChange, 'by')}, status.{c(TableStatusChange, 'at')},
+       status.{c(TableStatusChange, 'reason')},
+       locked.{c(AuditEntry, 'id')}, locked.{c(AuditEntry, 'at')}, locked.{c(AuditEntry, 'detail')},
+       waiting.kinds, waiting.rounds, acks.kinds, acks.refs, acks.names, acks.times,
+       m.{c(JackpotMeter, 'name')}, m.{c(JackpotMeter, 'meter')}, m.{c(JackpotMeter, 'reserve')}, m.{c(JackpotMeter, 'owed')}
+  FROM unnest(%s::bigint[], %s::text[]) AS k(id, meter)
+  JOIN {q(Table)} t ON t.{c(Table, 'id')} = k.id
+  LEFT JOIN {q(JackpotMeter)} m ON m.{c(JackpotMeter, 'name')} = k.meter
+  LEFT JOIN LATERAL (
+       SELECT r.{c(Round, 'number')} AS number, r.{c(Round, 'status')} AS status, r.{c(Round, 'exhausted')} AS exhausted
+         FROM {q(Round)} r WHERE r.{c(Round, 'table')} = t.{c(Table, 'id')} AND r.{c(Round, 'status')} <> 'in_progress'
+        ORDER BY r.{c(Round, 'number')} DESC LIMIT 1) closed ON true
+  LEFT JOIN LATERAL (
+       SELECT * FROM {q(TableStatusChange)} s WHERE s.{c(TableStatusChange, 'table')} = t.{c(Table, 'id')}
+        ORDER BY s.{c(TableStatusChange, 'at')} DESC, s.{c(TableStatusChange, 'id')} DESC LIMIT 1) status ON true
+  LEFT JOIN LATERAL (
+       SELECT * FROM {q(AuditEntry)} e
+        WHERE e.{c(AuditEntry, 'action')} = 'login_failed' AND e.{c(AuditEntry, 'table_id')} = t.{c(Table, 'id')}
+          AND e.{c(AuditEntry, 'at')} >= %s AND (e.{c(AuditEntry, 'detail')} -> 'locked') = 'true'::jsonb
+        ORDER BY e.{c(AuditEntry, 'at')} DESC, e.{c(AuditEntry, 'id')} DESC LIMIT 1) locked ON true
+  LEFT JOIN LATERAL (
+       SELECT array_agg(p.{c(Approval, 'kind')} ORDER BY p.{c(Approval, 'id')}) AS kinds,
+              array_agg(p.{c(Approval, 'round_number')} ORDER BY p.{c(Approval, 'id')}) AS rounds
+         FROM {q(Approval)} p
+        WHERE p.{c(Approval, 'table')} = t.{c(Table, 'id')}
+          AND NOT EXISTS (SELECT 1 FROM {q(decision)} d WHERE d.{c(decision, 'approval')} = p.{c(Approval, 'id')})) waiting ON true
+  LEFT JOIN LATERAL (
+       SELECT array_agg(a.{c(ack, 'kind')} ORDER BY a.{c(ack, 'id')}) AS kinds,
+              array_agg(a.{c(ack, 'ref')} ORDER BY a.{c(ack, 'id')}) AS refs,
+              array_agg(u.{c(user, user.USERNAME_FIELD)} ORDER BY a.{c(ack, 'id')}) AS names,
+              array_agg(a.{c(ack, 'acknowledged_at')} ORDER BY a.{c(ack, 'id')}) AS times
+         FROM {q(ack)} a JOIN {q(user)} u ON u.{c(user, 'id')} = a.{c(ack, 'acknowledged_by')}
+        WHERE a.{c(ack, 'table')} = t.{c(Table, 'id')} AND a.{c(ack, 'acknowledged_at')} >= %s) acks ON true
+"""
 
 
 def _alert_refs(alerts: list[dict], seq: int, last_event_at) -> list[dict]:
@@ -270,11 +483,12 @@ def _approval_alerts(requests: list[dict], rnd) -> list[dict]:
 
 def _floor_row(
     table, now, fees_today, rounds, tablets, failing=None, approvals=(), meter=None, boxes=None, staffed=True,
-    login_locked=None, tablet_this_shift=False,
+    login_locked=None, tablet_this_shift=False, game=None,
 ) -> dict:
     # The floor needs three facts of the table view, not the view itself (every seat, the
     # next step, the card picker): about half the cost of a row outside the showdown.
-    game = TableGame.from_dict(table.state)
+    # `game`: the table's game as a command left it (CommandFacts), else read from the row.
+    game = game if game is not None else TableGame.from_dict(table.state)
     rot, rnd = game.rotation, game.round
     fund = jackpot.fund_of(meter) if meter is not None and game.phase == "showdown" else None
     # The preview withholds what the settle will (a self-excluded patron's award).

@@ -93,3 +93,15 @@ def commands_failing(table_ids: list[int]) -> dict[int, dict]:
     """{table: {"count", "last" (epoch seconds)}} for the tables with recent failures."""
     found = cache.get_many([_failing_key(t) for t in table_ids])
     return {t: found[_failing_key(t)] for t in table_ids if _failing_key(t) in found}
+
+
+def floor_marks(table_ids: list[int]) -> tuple[dict[int, int], set[int], dict[int, dict]]:
+    """tablets_connected, tablets_seen_this_shift and commands_failing of `table_ids` in one
+    cache read (the publisher's window reads them for every table it sends)."""
+    now, shift = time.time(), _shift_now()
+    keys = [key(t) for t in table_ids for key in (_key, _shift_key, _failing_key)]
+    found = cache.get_many(keys)
+    tablets = {t: len(_live(found.get(_key(t)), now)) for t in table_ids}
+    seen = {t for t in table_ids if found.get(_shift_key(t)) == shift}
+    failing = {t: found[_failing_key(t)] for t in table_ids if _failing_key(t) in found}
+    return tablets, seen, failing

@@ -19,7 +19,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 from cardroom import checkpoints, hashchain, locks, wire, witness
-from cardroom.access import Actor, can_drive_row, session_tag
+from cardroom.access import Actor, can_drive_row
 from cardroom.audit import audit_chained, audit_entry, audit_record
 from cardroom.models import AuditEntry
 from collections_fees import jackpot
@@ -32,6 +32,7 @@ from rounds.visibility import TABLET
 
 from . import events, presence, recording, rule_sets
 from .events import meter_tables_changed_on_commit, publish_on_commit
+from .floor import CommandFacts
 from .models import Approval, RejectedCommand, RoundStart, Table, TableEvent
 from .selectors import table_snapshot
 from .lifecycle import as_actor
@@ -162,6 +163,7 @@ class _Done:
     result: dict
     records: list
     meter: object | None  # the progressive's meter row, when the command moved it
+    game: TableGame  # the game as the command left it (the floor's row is built from it)
 
 
 def _check(table: Table, command, command_id, actor: Actor, received, at: datetime | None) -> _Checked | CommandOutcome:
@@ -255,7 +257,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
         prev_hash=table.event_head,
         hash_key=hashchain.current_key_id(),
         device_at=checked.device_at,
-        session_tag=session_tag(actor.session),
+        session_tag=actor.recorded_session,
     )
     event.row_hash = table.event_head = hashchain.link(event.prev_hash, event.chain_content(), event.hash_key)
     # The event, its ledger rows, the table row and the audit row go to the database
@@ -283,7 +285,7 @@ def _do(table: Table, checked: _Checked, actor: Actor, rng: Random | None) -> _D
     writes.send()
     if command["type"] == "confirm_award":
         _award_cash_out(table, game, result, actor, checked.stamp.now)
-    return _Done(event, result, records, meter)
+    return _Done(event, result, records, meter, new_game)
 
 
 # What `_do` writes back to the locked table row (chain_day: checkpoints.close_day_if_turned).
@@ -306,7 +308,10 @@ def _notify(table: Table, done: _Done) -> None:
          ("collections", table.pk, table.collection_seq, table.collection_head)],
         rounds=ended, urgent=bool(ended),
     )
-    publish_on_commit(table=table, command_type=done.event.command_type, result=done.result)
+    # The floor's row is built from what the command holds (tables.floor.CommandFacts): the
+    # publisher's window reads only what no command knows.
+    facts = CommandFacts.of(table, done.game, done.event)
+    publish_on_commit(table=table, command_type=done.event.command_type, result=done.result, facts=facts)
     if done.meter is not None and any(isinstance(r, JackpotMoved) for r in done.records):
         # The floor shows the meter on every table linked to it: their rows follow.
         meter_tables_changed_on_commit(done.meter.name, besides=table.pk)
@@ -563,7 +568,7 @@ def _reject(table: Table, command, command_id, refusal: CommandError, actor: Act
         table_version=table.version,
         actor=actor.name,
         created_at=timezone.now(),
-        session_tag=session_tag(actor.session),
+        session_tag=actor.recorded_session,
     )
     kind = command.get("type") if recordable else None
     audit_record(

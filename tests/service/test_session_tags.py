@@ -125,3 +125,25 @@ def test_the_migrations_turn_the_keys_already_recorded_into_tags_and_keep_the_ta
     # The triggers are on again: the owner's UPDATE is refused as before.
     for _, model, column in MIGRATIONS:
         assert_refused_to_both(lambda model=model, column=column: model.objects.all().update(**{column: "x"}))
+
+
+def test_a_held_actor_computes_its_tag_once_and_every_record_of_its_commands_keeps_it(floor, monkeypatch):  # noqa: F811
+    """A socket holds its actor across its commands (web.sockets): the tag, an HMAC, is
+    computed once for that actor, not once per record of each command, and every event,
+    refusal and audit row still keeps the session's tag."""
+    from cardroom import access
+    from tables.models import RejectedCommand, TableEvent
+    from tests.playing import outcomes
+
+    hmacs = []
+    real = access.salted_hmac
+    monkeypatch.setattr(access, "salted_hmac", lambda *a, **k: hmacs.append(a[0]) or real(*a, **k))
+    sam = Actor.of(floor["sup"], session="k3ysessionheldbyas0cket")
+    table = floor["table"]
+    done = outcomes(table, *seated_with_pd([1, 2], pd=1), {"type": "sit", "seat": 99, "player": "P-9"}, actor=sam)
+    assert [o.ok for o in done] == [True] * (len(done) - 1) + [False]
+    assert hmacs.count(access._SESSION_TAG_PURPOSE) == 1  # for all the commands and their records
+    tag = session_tag("k3ysessionheldbyas0cket")
+    assert {e.session_tag for e in TableEvent.objects.filter(table=table)} == {tag}
+    assert RejectedCommand.objects.get(table=table).session_tag == tag
+    assert {e.session for e in AuditEntry.objects.filter(username="sam", table_id=table.pk)} == {tag}
