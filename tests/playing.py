@@ -7,6 +7,11 @@ be a dozen private `run`/`play` helpers.
 - `run` sends commands through the one command service, in order, as the tablet does, and
   asserts each was accepted (`run_ok` returns their answers); `results` sends them and
   returns what came back, accepted or not, for the tests that check a refusal.
+- `clocked` gives a `play(table, minute, *commands)` that runs commands at a fixed clock
+  (`minute` minutes after a start), as a replay's `at` times do: the rotation policy's
+  window and the rotation log's times follow it.
+- `run_as` sends commands as a person (a User) and returns the answers: who may drive the
+  table is decided by that person's role and assignment.
 
 The rounds themselves are built by `tests.engine.helpers` (`seated_with_pd`,
 `dealt_round`), which the engine's tests share.
@@ -14,6 +19,9 @@ The rounds themselves are built by `tests.engine.helpers` (`seated_with_pd`,
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from cardroom.access import Actor
 from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.boxes import place_boxes
@@ -53,3 +61,18 @@ def run(table, *commands, actor=DEALER, rng=None, at=None) -> list:
 def run_ok(table, *commands, actor=DEALER, rng=None, at=None) -> list[dict]:
     """`run`, returning the answers (`result` dicts)."""
     return [outcome.result for outcome in run(table, *commands, actor=actor, rng=rng, at=at)]
+
+
+def clocked(start: datetime, *, actor=DEALER):
+    """A `play(table, minute, *commands)`: `run` as `actor` with the clock at `minute`
+    minutes after `start` (before it when negative); returns `run_ok`'s answers."""
+
+    def play(table, minute, *commands) -> list[dict]:
+        return run_ok(table, *commands, actor=actor, at=start + timedelta(minutes=minute))
+
+    return play
+
+
+def run_as(user, table, *commands) -> list[dict]:
+    """The answers to `commands` sent by the person `user` (a User), accepted or not."""
+    return results(table, *commands, actor=Actor.of(user))

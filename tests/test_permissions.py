@@ -23,8 +23,8 @@ from config.asgi import application
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment
 from web.tables.routing import websocket_urlpatterns
-from tables.lifecycle import table_create
 from tables.services import command_execute
+from tests.playing import new_table
 
 PERSONAS = ("anonymous", "dealer_here", "dealer_other", "supervisor", "compliance", "admin")
 
@@ -194,8 +194,8 @@ def world(db):
         "compliance": person("cora", "compliance"),
         "admin": person("ada", is_staff=True, is_superuser=True),
     }
-    here = table_create(name="Here", config={"seats": 6}, created_by="test")
-    there = table_create(name="There", config={"seats": 6}, created_by="test")
+    here = new_table("Here", boxes=False)
+    there = new_table("There", boxes=False)
     now, cal = timezone.now(), calendar()
     for dealer, table in ((people["dealer_here"], here), (people["dealer_other"], there)):
         DealerAssignment.objects.create(

@@ -6,6 +6,7 @@ connection logs in as it, with the password it was given (the throwaway cluster 
 every role for one), and PostgreSQL itself must refuse every rewrite.
 """
 
+import os
 import secrets
 
 import psycopg
@@ -16,7 +17,10 @@ from cardroom.db_roles import grant_app_role
 from collections_fees.exports import dedicated_connection_params
 from tests.db_access import as_owner
 
-ROLE = "cardroom_app_test"
+# A role of this test's own, named per xdist worker: roles are the cluster's, shared by
+# every worker's database, and two workers setting one role's password at once fail with
+# "tuple concurrently updated".
+ROLE = f"cardroom_app_test_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 pytestmark = pytest.mark.django_db
 
 

@@ -5,7 +5,7 @@ page lists the rounds that opened without an offer (none under the policy)."""
 
 import csv
 import io
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 from django.db import connection
@@ -13,7 +13,7 @@ from django.db import connection
 from cardroom.sql import Filters
 from collections_fees.round_selectors import rotation_log_query
 from tests.engine.helpers import quick_round
-from tests.playing import new_table, run
+from tests.playing import clocked, new_table
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +23,7 @@ START = datetime(2026, 5, 1, 19, 0, tzinfo=timezone.utc)  # noon in Los Angeles
 DAY = date(2026, 5, 1)
 
 
-def play(table, minute, *commands):
-    run(table, *commands, actor="replay", at=START + timedelta(minutes=minute))
+play = clocked(START, actor="replay")
 
 
 def policy_table():

@@ -25,6 +25,7 @@ from tables.models import ChainCheckpoint, Table, TableEvent
 from tests.db_access import as_owner
 
 from .ledger import DAY1, DAY2
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
@@ -124,10 +125,9 @@ def test_a_last_row_re_signed_with_the_key_and_the_head_left_alone_is_named(db):
     last row and re-signs it (no row after it to break, no checkpoint over it yet), leaving
     the table's head as it was, is named at the end of the chain (issue 33, finding 12)."""
     from tables.integrity import verify_table
-    from tables.lifecycle import table_create
     from tables.services import command_execute
 
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
     for seat in (1, 2):
         assert command_execute(table_id=table.pk, command={"type": "sit", "seat": seat, "player": f"P-{seat}"},
                                actor="dealer-1").ok

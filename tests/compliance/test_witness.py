@@ -18,7 +18,6 @@ import pytest
 from cardroom import witness
 from rounds.models import Round
 from tables.models import ChainCheckpoint, Table, TableEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import dealt_round, seated_with_pd
 from tests.playing import new_table, run
@@ -239,7 +238,7 @@ def test_a_settle_is_witnessed_after_its_commit_never_inside(witness_dir, django
 
 def test_other_commands_are_witnessed_within_the_interval(witness_dir, settings, django_capture_on_commit_callbacks):
     settings.CARDROOM_WITNESS_INTERVAL = 0.2
-    table = table_create(name="Quiet", config={"seats": 6}, created_by="test")
+    table = new_table("Quiet", boxes=False)
     with django_capture_on_commit_callbacks(execute=True):
         assert command_execute(table_id=table.pk, command={"type": "sit", "seat": 1, "player": "P-1"}, actor="test").ok
     assert lines_of(witness_dir) == []  # not at once: no round ended

@@ -8,13 +8,13 @@ import pytest
 
 from cardroom.access import Actor
 from collections_fees import counts
-from tables.lifecycle import table_create
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
 
 def test_a_placed_box_publishes_its_tables_floor_row_on_commit(django_capture_on_commit_callbacks):
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
     floor_man = Actor(name="sup", role="supervisor")
     box = counts.box_register(identifier="FEES-T", kind="fees", table_id=table.pk, actor=floor_man)
     with mock.patch("tables.events.publisher.changed") as changed:

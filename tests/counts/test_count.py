@@ -16,6 +16,7 @@ from cardroom.sql import Filters
 from collections_fees.selectors import daily_totals
 
 from .play import DAY, count_shift, person, pieces, sign_and_close
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
@@ -312,16 +313,13 @@ def test_progressive_contributions_go_into_the_jackpot_box_and_its_count_expects
     and the jackpot box's expected drop is contributions less reversals, to the cent."""
     from collections_fees.models import JackpotEntry, JackpotMeter
     from tables.integrity import verify_meter
-    from tables.lifecycle import table_create
     from tables.services import command_execute
     from tests.engine.helpers import FEES, seated_with_pd
     from tests.engine.test_sidebets import PROGRESSIVE
 
     clock.set(DAY, time(10, 0))
     supervisor = person("sup-sam", "supervisor")
-    table = table_create(
-        name="Jackpot 1", config={"seats": 6, "fee_schedule": FEES, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test"
-    )
+    table = new_table("Jackpot 1", fee_schedule=FEES, side_bets={"progressive": PROGRESSIVE}, boxes=False)
     fee_box = counts.box_register(identifier=f"F{table.pk}", kind="fees", table_id=table.pk, actor=supervisor)
     jackpot_box = counts.box_register(identifier=f"J{table.pk}", kind="jackpot", table_id=table.pk, actor=supervisor)
     for box in (fee_box, jackpot_box):

@@ -30,7 +30,6 @@ from cardroom import spreadsheet
 from collections_fees import counts
 from patrons import cash, identity
 from patrons.identity import PatronError
-from tables.lifecycle import table_create
 from tests.compliance.asgi import AsgiClient
 from tests.counts.play import AFTER_THE_DAY, DAY, Clock, person, pieces
 from tests.db_access import empty_tables, remove_committed
@@ -74,7 +73,7 @@ def play_hostile_day(clock):
     clock.set(DAY, time(10, 0))
     patron = identity.patron_create(actor=compliance, number=PATRON_NUMBER, display_name=PATRON_NAME, legal_name="Ann Lee")
     identity.state_list_import(actor=compliance, filename="state.csv", content=f"name\n{LISTED}\n".encode())
-    table = table_create(name=TABLE_NAME, config={"seats": 6, "fee_schedule": FEES}, created_by="test")
+    table = playing.new_table(TABLE_NAME, fee_schedule=FEES, boxes=False)
     box = counts.box_register(identifier=BOX, kind="fees", table_id=table.pk, actor=supervisor)
     counts.box_place(table_id=table.pk, box_id=box.pk, actor=supervisor)
 

@@ -14,11 +14,11 @@ from django.contrib.auth.models import Group, User
 
 from cardroom.access import Actor
 from patrons.identity import patron_create, state_list_import
-from tables.lifecycle import table_create
 from web.tables.ui_text import DISCREET_TEXT
 from tests.live.test_browser import browsers, daphne, expect  # noqa: F401 (fixtures)
 from tests.live.test_default_setup import log_in
 from tests.service.test_access import assign
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +33,7 @@ def _person(name, role):
 def floor(transactional_db):
     """Created before the browsers start (Playwright's loop would stop the events' sending)."""
     dan, sam, cora = _person("dan", "dealer"), _person("sam", "supervisor"), _person("cora", "compliance")
-    table = table_create(name="UTH-1", config={"seats": 6}, created_by="test")
+    table = new_table("UTH-1", boxes=False)
     assign(dan, table, sam)
     officer = Actor.of(cora)
     patron_create(actor=officer, number="P-1001", card="C-9001", display_name="María L.", legal_name="María Luisa Ortega",

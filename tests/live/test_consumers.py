@@ -16,6 +16,7 @@ from tables.events import WINDOW, publisher
 from tables.models import TableEvent
 
 from .conftest import amake_table, apply_event, arun, assign_dealer_async, play, receive_until, socket
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -173,11 +174,10 @@ def _table_whose_game_ended() -> int:
 
     from django.utils import timezone
 
-    from tables.lifecycle import table_create
     from tables.services import command_execute
     from tests.engine.helpers import quick_round
 
-    table = table_create(name="Policy", config={"seats": 6, "rotation_policy": {}}, created_by="test")
+    table = new_table("Policy", rotation_policy={}, boxes=False)
     start = timezone.now() - timedelta(minutes=45)
     steps = [(0, [*SEATED[:2], {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *quick_round(2)]),
              (44, [{"type": "decline_bank", "seat": 2}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 1000}])]
@@ -209,11 +209,10 @@ def test_start_game_over_the_socket_follows_the_event_protocol(session_cookie, l
 def _table_with_an_award_to_confirm() -> int:
     """A progressive table at its showdown, seat 2 holding a royal flush in its first five
     cards: a 100% award that waits for a supervisor's confirm_award (game-rules 10.3)."""
-    from tables.lifecycle import table_create
     from tables.services import command_execute
     from tests.engine.test_sidebets import PROGRESSIVE
 
-    table = table_create(name="Progressive", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    table = new_table("Progressive", side_bets={"progressive": PROGRESSIVE}, boxes=False)
     for command in (
         *SEATED[:3], {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
         {"type": "open_round", "bank": 100000}, {"type": "wager", "seat": 2, "ante": 500, "progressive": True},

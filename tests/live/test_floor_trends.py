@@ -16,11 +16,11 @@ from django.test import Client
 from cardroom.gaming_day import calendar
 from collections_fees.models import CollectionEntry
 from rounds.models import Round
-from tables.lifecycle import table_create, table_retire
+from tables.lifecycle import table_retire
 from tables.trends import floor_trends
 from tests.compliance.ledger import Clock
 from tests.counts.play import DEALER, deal
-from tests.playing import run
+from tests.playing import new_table, run
 from tests.engine.helpers import FEES, seated_with_pd
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def _shift_start(clock):
 
 
 def _table(name):
-    table = table_create(name=name, config={"seats": 6, "fee_schedule": FEES}, created_by="test")
+    table = new_table(name, fee_schedule=FEES, boxes=False)
     run(table, *seated_with_pd([1, 2, 3, 4], pd=1), actor=DEALER)
     return table
 

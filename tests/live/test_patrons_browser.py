@@ -21,7 +21,6 @@ from cardroom.access import Actor
 from collections_fees.models import JackpotMeter
 from patrons.identity import patron_create
 from patrons.models import CashTransaction, ExclusionHit, PatronLink
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.test_sidebets import SIDE_BETS
 from tests.patron_aml.test_awards import D_UP_TO_SHOWDOWN, SHOWDOWN
@@ -30,6 +29,7 @@ from tests.service.test_access import assign
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
 from .test_screens import SIZES, overflow, too_wide
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -43,8 +43,8 @@ def _person(name, role):
 @pytest.fixture
 def floor(transactional_db):
     dan, sam, cora = _person("dan", "dealer"), _person("sam", "supervisor"), _person("cora", "compliance")
-    t1 = table_create(name="UTH-1", config={"seats": 6, "paytable": "UTH-01", "side_bets": SIDE_BETS}, created_by="test")
-    t2 = table_create(name="UTH-2", config={"seats": 6}, created_by="test")
+    t1 = new_table("UTH-1", paytable="UTH-01", side_bets=SIDE_BETS, boxes=False)
+    t2 = new_table("UTH-2", boxes=False)
     for table in (t1, t2):
         assign(dan, table, sam)
     officer = Actor.of(cora)

@@ -11,7 +11,7 @@ from tables.floor import floor_rows
 from tables.selectors import table_snapshot
 from rounds.visibility import LIVE, TABLET
 from tests.engine.helpers import quick_round
-from tests.playing import run
+from tests.playing import clocked
 
 from .conftest import make_table
 
@@ -21,8 +21,7 @@ POLICY = {"offer_every_round": True, "window_minutes": 40, "window_players": 2, 
 START = datetime(2026, 5, 1, 19, 0, tzinfo=timezone.utc)
 
 
-def play(table, minute, *commands):
-    run(table, *commands, actor="test", at=START + timedelta(minutes=minute))
+play = clocked(START, actor="test")
 
 
 def view(table, audience=TABLET):

@@ -10,14 +10,13 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from tables.models import DealerAssignment, DealerHandover, RejectedCommand, TableEvent
 from tables.relief import handover_take, relief_plan_make
-from tables.lifecycle import table_create
 from tables.services import command_execute
-from tests.boxes import place_boxes
 from tests.engine.helpers import seated_with_pd
 
 from .test_browser import ARTIFACTS, Daphne, browsers, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
 from .test_screens import SIZES, overflow, too_wide
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -47,8 +46,7 @@ def table(transactional_db, shift_around_now):
     sam = person("sam", "supervisor")
     # Listed in rotation order by name: Bea's first push is to UTH-1, Dan's to a break.
     dan, _bea = person("dan", "dealer"), person("bea", "dealer")
-    table = table_create(name="UTH-1", config=CONFIG, created_by="test")
-    place_boxes(table)  # a person opens a round only with the table's boxes placed
+    table = new_table("UTH-1", **CONFIG)  # its boxes placed: a person opens a round only with them
     for command in seated_with_pd([1, 2], pd=1):
         assert command_execute(table_id=table.pk, actor="test", command=command).ok
     now, cal = timezone.now(), calendar()

@@ -6,13 +6,13 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from tables.models import WaitlistEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tables.waitlist import game_of
 
 from .test_browser import ARTIFACTS, browsers, daphne, expect  # noqa: F401 (fixtures)
 from .test_default_setup import log_in
 from .test_screens import SIZES, overflow, too_wide
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -24,8 +24,8 @@ CONFIG = {"seats": 6, "paytable": "UTH-02", "limits": {"ante_min": 500, "ante_ma
 def tables(transactional_db):
     sam = User.objects.create_user("sam", password="pw-sam")
     sam.groups.add(Group.objects.get_or_create(name="supervisor")[0])
-    main = table_create(name="UTH-7", config=CONFIG, created_by="test")
-    props = table_create(name="UTH-8", config=CONFIG, created_by="test")
+    main = new_table("UTH-7", **CONFIG, boxes=False)
+    props = new_table("UTH-8", **CONFIG, boxes=False)
     for table, seat, player in ((main, 1, "Tess"), (props, 1, "Tina")):
         badge = {**TPPP, "badge": f"B-{table.pk}"}
         assert command_execute(table_id=table.pk, actor="test",

@@ -6,8 +6,7 @@ from cardroom.access import Actor
 from cardroom.gaming_day import calendar
 from patrons.identity import patron_create
 from tables.models import DealerAssignment
-from tables.lifecycle import table_create
-from tests.boxes import place_boxes
+from tests.playing import new_table
 
 
 def person(username, role):
@@ -31,10 +30,9 @@ def actors(people):
 
 @pytest.fixture
 def tables(people):
-    made = [table_create(name=f"T{i}", config={"seats": 6}, created_by="test") for i in (1, 2)]
+    made = [new_table(f"T{i}") for i in (1, 2)]  # their boxes placed: a person opens a round only with them
     now, cal = timezone.now(), calendar()
     for table in made:
-        place_boxes(table)  # a person opens a round only with the table's boxes placed
         DealerAssignment.objects.create(
             dealer=people["dealer"], table=table, gaming_day=cal.gaming_day(now), shift=cal.shift(now),
             assigned_by=people["supervisor"], assigned_at=now,

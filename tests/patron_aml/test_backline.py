@@ -4,9 +4,9 @@ card, or an unidentified patron's U-id, and the self-exclusion lists apply to th
 from patrons import identity
 from patrons.models import ExclusionHit
 from tables.models import Table
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.test_worked_examples import backline
+from tests.playing import new_table
 
 CONFIG = {"seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}
 UP_TO_BETS = [
@@ -20,7 +20,7 @@ UP_TO_BETS = [
 
 
 def test_a_listed_backline_bettor_is_refused_and_the_floor_told(db, actors, ann):
-    table = table_create(name="E", config=CONFIG, created_by="test")
+    table = new_table("E", **CONFIG, boxes=False)
     for command in UP_TO_BETS:
         assert command_execute(table_id=table.pk, command=command, actor="test").ok, command
     identity.state_list_import(actor=actors["compliance"], filename="s.csv", content=b"name\nBob Stone\n")
@@ -38,5 +38,5 @@ def test_a_listed_backline_bettor_is_refused_and_the_floor_told(db, actors, ann)
     for bettor in (ann.card, stranger.player_id):
         assert command_execute(table_id=table.pk, command=backline(2, bettor, 500), actor="test").ok, bettor
     # A table without backline answers wrong_state first, whoever the bettor is.
-    plain = table_create(name="F", config={"seats": 6}, created_by="test")
+    plain = new_table("F", boxes=False)
     assert command_execute(table_id=plain.pk, command=backline(2, "P-2002", 500), actor="test").code == "wrong_state"

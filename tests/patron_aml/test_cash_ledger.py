@@ -19,6 +19,7 @@ from patrons import cash
 from patrons.identity import PatronError, patron_create
 from patrons.models import CashAlert, CashCheckpoint, CashLog, CashTransaction
 from tests.db_access import as_owner
+from tests.playing import new_table
 
 PAYOUT = 1_000_800  # a $10,008 cash payout
 AWARD = 1_000_080  # the $10,000.80 progressive award of `confirm_an_award` (above the CTR line)
@@ -249,13 +250,12 @@ def confirm_an_award(winner_id: dict):
     $10,000.80 award, above the CTR line), the award confirmed by supervisor sam and the
     round settled; dan deals it. The winner P-2's record holds `winner_id`."""
     from rounds.models import Round
-    from tables.lifecycle import table_create
     from tables.services import command_execute
     from tests.engine.test_sidebets import PROGRESSIVE
     from tests.playing import run_ok
     from tests.service.test_access import assign, person
 
-    table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    table = new_table("R", side_bets={"progressive": PROGRESSIVE}, boxes=False)
     sam, sue, dan = person("sam", "supervisor"), person("sue", "supervisor"), person("dan", "dealer")
     assign(dan, table, sam)
     patron_create(actor=Actor.of(sam), number="P-2", display_name="Winner", legal_name="Win Ner", **winner_id)

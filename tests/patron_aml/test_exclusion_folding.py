@@ -17,9 +17,9 @@ from patrons.identity import PatronError
 from patrons.models import ExclusionHit, ExclusionReview, ExclusionReviewDecision
 from rounds.models import Round
 from tables.models import Table
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.test_worked_examples import backline
+from tests.playing import new_table
 
 BACKLINE_CONFIG = {"seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}
 
@@ -67,7 +67,7 @@ def test_the_spellings_that_sat_are_refused_a_seat_and_a_backline_wager(db, tabl
     assert ExclusionHit.objects.filter(action="seat").count() == len(REPRODUCTION_REFUSED + ALREADY_REFUSED)
     assert set(ExclusionHit.objects.filter(player__in=("P1001", "P 1001", "P_1001")).values_list("patron", flat=True)) == {listed.pk}
 
-    table = table_create(name="BL", config=BACKLINE_CONFIG, created_by="test")
+    table = new_table("BL", **BACKLINE_CONFIG, boxes=False)
     for command in ({"type": "sit", "seat": 1, "player": "A-1"}, {"type": "sit", "seat": 2, "player": "A-2"},
                     {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
                     {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 2, "ante": 1000}):
@@ -109,7 +109,7 @@ def test_a_near_name_holds_the_chip_purchase_and_the_backline_wager(db, people, 
                          content_type="application/json")
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "check_required"
     assert unknown and not cash.CashTransaction.objects.exists()
-    table = table_create(name="BL", config=BACKLINE_CONFIG, created_by="test")
+    table = new_table("BL", **BACKLINE_CONFIG, boxes=False)
     for command in ({"type": "sit", "seat": 1, "player": "A-1"}, {"type": "sit", "seat": 2, "player": "A-2"},
                     {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
                     {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 2, "ante": 1000}):
@@ -194,7 +194,7 @@ def test_a_seat_id_that_folds_to_one_patron_is_seated_as_that_patron(db, tables,
     """The rotation rules keep their own comparison ("P-2" and "P 2" are two people to the
     engine): the service gives the engine one id for one person (docs/rules-decisions.md)."""
     one = identity.patron_create(actor=actors["compliance"], number="P-3001", card="C-3", display_name="A", legal_name="Al Bee")
-    table = table_create(name="BL", config=BACKLINE_CONFIG, created_by="test")
+    table = new_table("BL", **BACKLINE_CONFIG, boxes=False)
     for command in ({"type": "sit", "seat": 1, "player": "p 3001"}, {"type": "sit", "seat": 2, "player": "A-2"},
                     {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1},
                     {"type": "open_round", "bank": 10000}, {"type": "wager", "seat": 2, "ante": 1000}):

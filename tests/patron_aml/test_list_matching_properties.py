@@ -79,12 +79,8 @@ def oracle_listed(player: str, people: list) -> int | None:
 
 
 def _entry(name: str, born, id_number: str, patron):
-    keys = {}
-    for prefix, value in (("name", name), ("number", id_number)):
-        if value:
-            folded, skel, fold_skel = person_keys(value)
-            keys |= {f"{prefix}_folded": folded, f"{prefix}_skeleton": skel, f"{prefix}_fold_skeleton": fold_skel,
-                     f"{prefix}_fold": fold_name(value) if prefix == "name" else fold_number(value)}
+    """An entry with its name and id number keys made as the lists' own imports make them."""
+    keys = identity._entry_keys("name", name) | identity._entry_keys("number", id_number)
     return ExclusionEntry.objects.create(
         source="house", patron=patron, name=name, date_of_birth=born, id_number=id_number, added_at=timezone.now(),
         added_by="test", **keys,

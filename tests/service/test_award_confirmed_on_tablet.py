@@ -20,10 +20,9 @@ from cardroom.models import AuditEntry
 from rounds.models import Round
 from tables.models import TableEvent
 from tables.selectors import server_snapshot
-from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
-from tests.playing import run_ok
+from tests.playing import new_table, run_ok
 from .test_access import assign, person
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +34,7 @@ CONFIRM = {"type": "confirm_award", "seat": 2}
 def award(db):
     """A table at a showdown where seat 2's royal flush in its first five cards wins a
     percentage of the meter, waiting for a supervisor; its dealer dan on the tablet."""
-    table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    table = new_table("R", side_bets={"progressive": PROGRESSIVE}, boxes=False)
     run_ok(
         table,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -125,7 +124,7 @@ def test_a_supervisor_starts_a_new_game_on_the_dealers_tablet_with_their_own_cre
     from tables.services import command_execute
     from tests.engine.helpers import quick_round
 
-    table = table_create(name="W", config={"seats": 6, "rotation_policy": {}}, created_by="test")
+    table = new_table("W", rotation_policy={}, boxes=False)
     start = timezone.now() - timedelta(minutes=45)
     steps = [(0, [*({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)), {"type": "offer_bank", "seat": 1},
                   {"type": "accept_bank", "seat": 1}, *quick_round(2)]),

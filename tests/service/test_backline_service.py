@@ -9,10 +9,10 @@ from collections_fees.models import CollectionEntry
 from rounds.audit import round_verify, rounds_to_verify
 from rounds.models import Decision, Round, SettlementLine, Wager
 from tables.models import Table
-from tables.lifecycle import round_correct, table_create
+from tables.lifecycle import round_correct
 from tests.engine.helpers import ONE_RATE_FEES
 from tests.engine.test_worked_examples import EXAMPLE_E, EXAMPLE_E_LINES, backline
-from tests.playing import results as run, run_ok
+from tests.playing import new_table, results as run, run_ok
 from tests.service.test_replay import replay
 
 E_TABLE = {"name": "UTH-E", "seats": 6, "paytable": "UTH-01", "backline": {"max_per_seat": 2, "trips": True}}
@@ -37,7 +37,7 @@ E_LINES = EXAMPLE_E_LINES
 
 def e_table(**extra):
     config = {k: v for k, v in E_TABLE.items() if k != "name"}
-    return table_create(name="E", config={**config, **extra}, created_by="test")
+    return new_table("E", **config, **extra, boxes=False)
 
 
 @pytest.mark.django_db

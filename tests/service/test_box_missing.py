@@ -10,11 +10,10 @@ from cardroom.access import Actor
 from collections_fees import counts
 from rounds.models import Round
 from tables.models import Table
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import seated_with_pd
 from tests.engine.test_sidebets import PROGRESSIVE
-from tests.playing import run_ok
+from tests.playing import new_table, run_ok
 from tests.service.test_access import assign, person
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +27,7 @@ def staff():
 
 
 def seated_table(staff, **config):
-    table = table_create(name="UTH-7", config={"seats": 6, **config}, created_by="test")
+    table = new_table("UTH-7", **config, boxes=False)
     assign(staff["dealer"], table, staff["sup"])
     run_ok(table, *seated_with_pd([1, 3], 1))
     return table

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection, connections, transaction
 
 from tables.models import Table, TableEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,7 +40,7 @@ def _concurrently(table_id, commands):
 
 
 def test_concurrent_commands_on_one_table_are_all_applied_in_order():
-    table = table_create(name="T", config={"seats": 8}, created_by="test")
+    table = new_table("T", seats=8, boxes=False)
     commands = [{"type": "sit", "seat": s, "player": f"P-{s}"} for s in range(1, 7)]
     outcomes = _concurrently(table.pk, commands)
     assert all(o.ok for o in outcomes)
@@ -52,7 +52,7 @@ def test_concurrent_commands_on_one_table_are_all_applied_in_order():
 
 
 def test_two_tablets_sending_at_the_same_version_one_wins_one_is_told():
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
     commands = [
         {"type": "sit", "seat": 1, "player": "P-A", "version": 0},
         {"type": "sit", "seat": 1, "player": "P-B", "version": 0},
@@ -65,7 +65,7 @@ def test_two_tablets_sending_at_the_same_version_one_wins_one_is_told():
 
 
 def test_the_same_command_id_from_two_connections_is_applied_once():
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
     command = {"type": "sit", "seat": 2, "player": "P-2", "id": "tablet:42"}
     outcomes = _concurrently(table.pk, [dict(command), dict(command)])
     assert [o.result for o in outcomes] == [{"ok": True}, {"ok": True}]

@@ -17,10 +17,9 @@ from django.utils import timezone
 
 from cardroom.gaming_day import calendar
 from collections_fees.models import JackpotCheckpoint, JackpotMeter
-from tables.lifecycle import table_create
 from tests.engine.test_sidebets import PROGRESSIVE
 
-from tests.playing import run_ok
+from tests.playing import new_table, run_ok
 from .test_sidebets_service import D_COMMANDS, D_TABLE
 
 OTHER_METER = {**PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "name": "UTH-PROG-2", "meter": 50000, "reserve": 0}}
@@ -29,7 +28,7 @@ OTHER_METER = {**PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "name": "UTH-PRO
 def example_d_table():
     """Worked example D settled: meter UTH-PROG-1 holds its opening, two contributions
     and seat 2's full-house award."""
-    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    table = new_table("D", **{k: v for k, v in D_TABLE.items() if k != "name"}, boxes=False)
     run_ok(table, *D_COMMANDS)
     return table
 
@@ -50,7 +49,7 @@ def officer(db):
 @pytest.mark.django_db
 def test_the_page_lists_each_meter_and_its_rows_filtered_by_meter_and_gaming_day(officer):
     example_d_table()
-    other = table_create(name="E", config={"seats": 6, "side_bets": {"progressive": OTHER_METER}}, created_by="test")
+    other = new_table("E", side_bets={"progressive": OTHER_METER}, boxes=False)
     run_ok(other, *({"type": "sit", "seat": s, "player": f"E-{s}"} for s in (1, 2)),
            {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, {"type": "open_round", "bank": 1000},
            {"type": "wager", "seat": 2, "ante": 100, "progressive": True}, {"type": "no_more_bets"})

@@ -28,11 +28,10 @@ from rounds.models import Decision, Round, RoundCard, SettlementLine, Wager
 from tables.integrity import verify_meter, verify_table
 from tables.record_checks import audit_chain_problems
 from tables.models import RotationLogEntry, SeatOccupancy, Table, TableEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.compliance.ledger import Clock, Ledger, build_real_tables
 
-from tests.playing import run_ok
+from tests.playing import new_table, run_ok
 from .test_rotation_policy_service import POLICY, _play_to_game_end
 from .test_sidebets_service import PROGRESSIVE
 
@@ -60,7 +59,7 @@ def play_session():
     with mock.patch("django.utils.timezone.now", clock):
         build_real_tables(Ledger(), clock)
         clock.set(date(2026, 3, 4), time(12, 0))
-        table = table_create(name="Royal", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+        table = new_table("Royal", side_bets={"progressive": PROGRESSIVE}, boxes=False)
         run_ok(
             table,
             *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -74,7 +73,7 @@ def play_session():
         supervisor = Actor(name="sup", role="supervisor", user_id=None)
         assert command_execute(table_id=table.pk, command={"type": "confirm_award", "seat": 2}, actor=supervisor).ok
         run_ok(table, {"type": "settle"})
-        rotation = table_create(name="2A", config={"seats": 6, "rotation_policy": POLICY}, created_by="test")
+        rotation = new_table("2A", rotation_policy=POLICY, boxes=False)
         assert _play_to_game_end(rotation)["game_ended"] == "rotation_window"
 
 

@@ -7,14 +7,14 @@ from django.utils import timezone
 
 from cardroom import locks
 from collections_fees.models import JackpotMeter
-from tables.lifecycle import table_create
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def table():
-    return table_create(name="T", config={"seats": 6}, created_by="test")
+    return new_table("T", boxes=False)
 
 
 @pytest.fixture

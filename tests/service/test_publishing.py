@@ -12,8 +12,9 @@ from django.db import connection
 
 from cardroom.access import Actor
 from tables.events import FLOOR_GROUP, Publisher, publisher, table_group
-from tables.lifecycle import table_create, table_open_close
+from tables.lifecycle import table_open_close
 from tables.services import command_execute
+from tests.playing import new_table
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +26,7 @@ def test_an_accepted_command_is_published_to_its_table_and_the_floor(redis_url, 
 
     async def scenario():
         layer = get_channel_layer()
-        table = await sync_to_async(table_create)(name="T", config={"seats": 6}, created_by="test")
+        table = await sync_to_async(new_table)("T", boxes=False)
         tablet, floor = await layer.new_channel(), await layer.new_channel()
         await layer.group_add(table_group(table.pk), tablet)
         await layer.group_add(FLOOR_GROUP, floor)
@@ -64,7 +65,7 @@ def test_the_floor_publisher_outlives_a_consumer_loop_that_cancels_its_send(redi
     consumer_loop.set_task_factory(cancel_each_task)
     consumer_thread = threading.Thread(target=consumer_loop.run_forever, daemon=True)
     consumer_thread.start()
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
     try:
         publisher.consumer_loop = consumer_loop
         publisher.changed(table.pk)  # its row goes through the consumer loop, which cancels it
@@ -108,7 +109,7 @@ def test_draining_a_publisher_whose_thread_has_stopped_answers_at_once():
 def test_opening_and_closing_a_table_reaches_the_floor_at_once(redis_url):
     """Not only commands: the floor's open/closed follows a supervisor's change without
     waiting for the dashboard's periodic refresh."""
-    table = table_create(name="T", config={"seats": 6}, created_by="test")
+    table = new_table("T", boxes=False)
 
     async def scenario():
         layer = get_channel_layer()

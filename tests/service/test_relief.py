@@ -24,7 +24,7 @@ from tables.relief import (
 )
 from tests.engine.helpers import seated_with_pd
 
-from tests.playing import results
+from tests.playing import run_as
 from tests.service.conftest import full_round
 
 pytestmark = pytest.mark.django_db
@@ -66,10 +66,6 @@ def floor(make_table):
 def plan(f, dealers, tables, starts_at=None):
     return relief_plan_make(dealers=[f[d].pk for d in dealers], tables=[f[t].pk for t in tables],
                             starts_at=starts_at or first_push_now(), actor=Actor.of(f["sup"]))
-
-
-def run_as(user, table, *commands):
-    return results(table, *commands, actor=Actor.of(user))
 
 
 # --- the rotation -------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from tables.models import RotationLogEntry, SeatOccupancy, TableEvent
 from tables.services import command_execute
 from tests.engine.helpers import quick_round, wager
 
-from tests.playing import results as run, run_ok
+from tests.playing import clocked, results as run, run_ok
 from .test_access import assign, person
 from .test_replay import replay
 
@@ -106,17 +106,14 @@ def test_a_live_command_carrying_at_is_refused_and_changes_nothing(make_table):
 def _play_to_game_end(table):
     """Tess (TPPP) banks at 20:00, Bob at 20:01, Ann at 20:30; Ann again at 20:59 would
     leave Ann alone in (20:19, 20:59]: the game ends."""
-    def execute(minute, *commands):
-        stamp = datetime(2026, 5, 1, 20, 0, tzinfo=timezone.utc).replace(minute=minute)
-        return run(table, *commands, actor="replay", at=stamp)
-
-    execute(0, {"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"})
-    execute(0, {"type": "sit", "seat": 3, "player": "Tess", "tppp": TPPP})
-    execute(0, {"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3}, *quick_round(1))
-    execute(1, {"type": "decline_bank", "seats": [1]}, {"type": "accept_bank", "seat": 2}, *quick_round(1))
-    execute(30, {"type": "decline_bank", "seats": [3]}, {"type": "accept_bank", "seat": 1}, *quick_round(2))
-    execute(59, {"type": "decline_bank", "seats": [2, 3]}, {"type": "accept_bank", "seat": 1})
-    return execute(59, {"type": "open_round", "bank": 10_000})[0]
+    play = clocked(datetime(2026, 5, 1, 20, 0, tzinfo=timezone.utc), actor="replay")
+    play(table, 0, {"type": "sit", "seat": 1, "player": "Ann"}, {"type": "sit", "seat": 2, "player": "Bob"})
+    play(table, 0, {"type": "sit", "seat": 3, "player": "Tess", "tppp": TPPP})
+    play(table, 0, {"type": "offer_bank", "seat": 3}, {"type": "accept_bank", "seat": 3}, *quick_round(1))
+    play(table, 1, {"type": "decline_bank", "seats": [1]}, {"type": "accept_bank", "seat": 2}, *quick_round(1))
+    play(table, 30, {"type": "decline_bank", "seats": [3]}, {"type": "accept_bank", "seat": 1}, *quick_round(2))
+    play(table, 59, {"type": "decline_bank", "seats": [2, 3]}, {"type": "accept_bank", "seat": 1})
+    return play(table, 59, {"type": "open_round", "bank": 10_000})[0]
 
 
 def test_the_rotation_log_records_game_end_tppp_badges_and_each_rounds_policy(make_table):

@@ -25,11 +25,10 @@ from tables.models import Table
 from rounds.engine.view import posted_rules
 from tables.floor import floor_rows
 from tables.selectors import server_snapshot
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tests.engine.helpers import quick_round, wager
 from tests.engine.test_sidebets import D_BOARD, D_HOLES, D_LINES, D_PD, D_WAGERS, PROGRESSIVE, SIDE_BETS
-from tests.playing import results as run, run_ok
+from tests.playing import new_table, results as run, run_ok
 from tests.service.test_access import assign, person
 from tests.service.test_replay import replay
 
@@ -55,8 +54,8 @@ D_COMMANDS = [
 @pytest.mark.django_db
 def test_replay_reproduces_example_d_whatever_a_meter_of_that_name_holds(monkeypatch):
     # A live meter of the same name at other amounts: the replay starts at the file's.
-    table_create(name="live", config={"seats": 6, "side_bets": {"progressive": {
-        **PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 7, "reserve": 9}}}}, created_by="test")
+    new_table("live", side_bets={"progressive": {
+        **PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 7, "reserve": 9}}}, boxes=False)
     results = replay({"table": D_TABLE, "commands": D_COMMANDS}, monkeypatch)["results"]
     assert all(r["ok"] for r in results), results
     nmb, settled = results[D_COMMANDS.index({"type": "no_more_bets"})], results[-1]
@@ -72,7 +71,7 @@ def test_replay_reproduces_example_d_whatever_a_meter_of_that_name_holds(monkeyp
 
 @pytest.mark.django_db
 def test_the_fund_ledger_records_every_movement_apart_from_the_collection_log():
-    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    table = new_table("D", **{k: v for k, v in D_TABLE.items() if k != "name"}, boxes=False)
     run_ok(table, *D_COMMANDS)
     meter = JackpotMeter.objects.get(name="UTH-PROG-1")
     assert (meter.meter, meter.reserve, meter.owed) == (999160, 600040, 0)
@@ -101,7 +100,7 @@ def test_the_fund_ledger_records_every_movement_apart_from_the_collection_log():
 
 @pytest.mark.django_db
 def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_user_model):
-    table = table_create(name="R", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
+    table = new_table("R", side_bets={"progressive": PROGRESSIVE}, boxes=False)
     run_ok(
         table,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -147,7 +146,7 @@ def test_a_percentage_award_is_confirmed_by_a_supervisor_not_the_dealer(django_u
 @pytest.mark.django_db
 def test_the_floor_alerts_on_a_meter_below_its_seed_and_on_owed_awards():
     small = {**PROGRESSIVE, "meter": {**PROGRESSIVE["meter"], "meter": 500, "reserve": 200}}
-    table = table_create(name="S", config={"seats": 6, "side_bets": {"progressive": small}}, created_by="test")
+    table = new_table("S", side_bets={"progressive": small}, boxes=False)
     run_ok(
         table,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -182,7 +181,7 @@ def _showdown_round(players):
 @pytest.mark.django_db(transaction=True)
 def test_two_tables_on_one_meter_settling_at_once_lose_no_update():
     config = {"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}
-    tables = [table_create(name=f"L{i}", config=config, created_by="test") for i in (1, 2)]
+    tables = [new_table(f"L{i}", **config, boxes=False) for i in (1, 2)]
     for table in tables:
         run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2, 3)),
                {"type": "offer_bank", "seat": 1}, {"type": "accept_bank", "seat": 1}, *_showdown_round([2, 3]))
@@ -227,7 +226,7 @@ def test_the_jackpot_ledger_exports_as_csv_with_its_manifest(tmp_path):
     from cardroom.gaming_day import calendar
     from django.utils import timezone
 
-    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    table = new_table("D", **{k: v for k, v in D_TABLE.items() if k != "name"}, boxes=False)
     run_ok(table, *D_COMMANDS)
     day = str(calendar().gaming_day(timezone.now()))
     out = tmp_path / "jackpot.csv"
@@ -264,7 +263,7 @@ def _supervisor(django_user_model, name):
 
 @pytest.mark.django_db
 def test_supervisors_configure_side_bets_through_the_approved_configuration_change(django_user_model):
-    table = table_create(name="C", config={"seats": 6}, created_by="test")
+    table = new_table("C", boxes=False)
     Table = type(table)
     Table.objects.filter(pk=table.pk).update(is_open=True)
     asker, approver = _supervisor(django_user_model, "sam"), _supervisor(django_user_model, "sue")
@@ -283,7 +282,7 @@ def test_supervisors_configure_side_bets_through_the_approved_configuration_chan
 def test_each_configuration_version_records_its_side_bets_and_each_round_its_version(django_user_model):
     """A regulator reads which side bets were in force for a round from the configuration
     version the round records: the version an approved change creates carries them."""
-    table = table_create(name="V", config={"seats": 6}, created_by="test")
+    table = new_table("V", boxes=False)
     pairs_round = quick_round(2)
     pairs_round[1] = wager(2, 100, pairs=100)
     run_ok(table, *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),
@@ -318,7 +317,7 @@ def test_each_configuration_version_records_its_side_bets_and_each_round_its_ver
 def test_a_signed_checkpoint_catches_a_meter_chain_rewound_on_the_meter_row():
     """Whoever can update the meter row could drop the chain's last rows and rewind its
     head; a checkpoint signed with the ledger key (verify_logs --checkpoint) catches it."""
-    table = table_create(name="D", config={k: v for k, v in D_TABLE.items() if k != "name"}, created_by="test")
+    table = new_table("D", **{k: v for k, v in D_TABLE.items() if k != "name"}, boxes=False)
     run_ok(table, *D_COMMANDS)
     out = io.StringIO()
     call_command("verify_logs", "--checkpoint", stdout=out)
@@ -347,8 +346,8 @@ def test_a_contribution_refreshes_the_other_tables_on_its_meter_after_it_lets_go
     shows, so that row follows, once committed. Finding the linked tables scans every
     table's configuration: not while the command holds its table and the shared meter."""
     config = {"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}
-    here, there = (table_create(name=name, config=config, created_by="test") for name in ("A", "B"))
-    table_create(name="C", config={"seats": 6}, created_by="test")  # not on the meter
+    here, there = (new_table(name, **config, boxes=False) for name in ("A", "B"))
+    new_table("C", boxes=False)  # not on the meter
     run_ok(
         here,
         *({"type": "sit", "seat": s, "player": f"P-{s}"} for s in (1, 2)),

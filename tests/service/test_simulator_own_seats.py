@@ -8,13 +8,13 @@ import pytest
 
 from tables.management.commands.simulate_floor import SIM_CONFIG, next_command, seated_by_simulator
 from tables.models import Table, TableEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
+from tests.playing import new_table
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_simulator_never_taps_for_a_seat_it_did_not_seat(db, seed):
-    table = table_create(name="Sim", config=SIM_CONFIG, created_by="test")
+    table = new_table("Sim", **SIM_CONFIG, boxes=False)
     seated = command_execute(table_id=table.pk, command={"type": "sit", "seat": 3, "player": "PT-1001"}, actor="floor")
     assert seated.result["ok"], seated.result
     rng = random.Random(seed)

@@ -20,7 +20,7 @@ from tests.db_access import as_owner
 from tests.engine.helpers import seated_with_pd
 
 from tests.service.conftest import full_round
-from tests.playing import run_ok
+from tests.playing import new_table, run_ok
 from .test_access import person
 
 pytestmark = pytest.mark.django_db
@@ -261,11 +261,10 @@ def test_naming_an_existing_shared_meter_says_it_is_shared_with_its_tables_and_a
     """Issue 35, item 7: the review and the queue say the meter exists, who shares it and
     what it holds now, and that the starting amounts asked are not applied."""
     from collections_fees.models import JackpotMeter
-    from tables.lifecycle import table_create
 
     meter = {"name": "Demo Progressive", "meter_share": 80, "seed": 500000, "meter": 500000, "reserve": 0}
     progressive = {"paytable": "PROG-01", "wager": 100, "meter": meter}
-    table_create(name="Demo UTH-3", config={"seats": 6, "side_bets": {"progressive": progressive}}, created_by="test")
+    new_table("Demo UTH-3", side_bets={"progressive": progressive}, boxes=False)
     JackpotMeter.objects.filter(name="Demo Progressive").update(meter=999960, reserve=600240)
     after = {"seats": 6, "side_bets": {"progressive": progressive}}
     changes = {c.what: c.after for c in config_changes(None, after)}

@@ -32,6 +32,7 @@ from tests.boxes import place_boxes
 from tests.engine.test_sidebets import PROGRESSIVE
 
 from .test_access import assign, person
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,7 @@ def config_versions(table) -> int:
 def floor(db):
     """An open table, its dealer dan on the tablet, two supervisors sam and sue."""
     sam, sue, dan = person("sam", "supervisor"), person("sue", "supervisor"), person("dan", "dealer")
-    table = table_create(name="T1", config={"seats": 6}, created_by="test")
+    table = new_table("T1", boxes=False)
     assign(dan, table, sam)
     return {"table": table, "sam": sam, "sue": sue, "dan": dan}
 
@@ -274,8 +275,7 @@ CONFIRM = {"type": "confirm_award", "seat": 2}
 def royal(floor):
     """A progressive table, its dealer dan; seat 2 is to make a royal flush in its first
     five cards at showdown: a percentage award a supervisor confirms."""
-    table = table_create(name="Royal", config={"seats": 6, "side_bets": {"progressive": PROGRESSIVE}}, created_by="test")
-    place_boxes(table)  # its fee and jackpot boxes: a person opens its rounds
+    table = new_table("Royal", side_bets={"progressive": PROGRESSIVE})  # its fee and jackpot boxes placed: a person opens its rounds
     assign(floor["dan"], table, floor["sam"])
     return {**floor, "table": table}
 

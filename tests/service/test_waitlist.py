@@ -10,10 +10,10 @@ from django.db import IntegrityError, ProgrammingError, transaction
 from django.test import Client
 
 from tables.models import WaitlistEvent
-from tables.lifecycle import table_create
 from tables.services import command_execute
 from tables.waitlist import game_of
 from tests.db_access import as_owner
+from tests.playing import new_table
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def floor(db):
     sup.groups.add(Group.objects.get_or_create(name="supervisor")[0])
     client = Client()
     client.force_login(sup)
-    table = table_create(name="UTH-7", config=CONFIG, created_by="test")
+    table = new_table("UTH-7", **CONFIG, boxes=False)
     return client, table, game_of(table.state["config"])
 
 
@@ -109,7 +109,7 @@ def test_a_removal_needs_a_reason_and_is_kept(floor):
 
 def test_bad_input_is_refused_and_changes_nothing(floor):
     client, table, game = floor
-    other = table_create(name="Other", config={"seats": 6, "paytable": "UTH-03"}, created_by="test")
+    other = new_table("Other", paytable="UTH-03", boxes=False)
     for data, code in (
         ({"action": "add", "game": "Baccarat", "player": "P-1"}, b"invalid_command"),
         ({"action": "add", "game": game, "player": ""}, b"invalid_command"),
@@ -155,7 +155,7 @@ def test_the_waitlist_is_append_only(floor):
 
 def test_the_lobby_board_counts_a_props_only_table_apart_and_names_nobody(floor):
     client, table, game = floor
-    props = table_create(name="UTH-8", config=CONFIG, created_by="test")
+    props = new_table("UTH-8", **CONFIG, boxes=False)
     assert command_execute(table_id=props.pk, actor="test",
                            command={"type": "sit", "seat": 1, "player": "P-7777", "tppp": TPPP}).ok
     for seat, player in ((1, "P-4242"), (2, "P-5353")):
