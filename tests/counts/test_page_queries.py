@@ -27,8 +27,8 @@ PAGES = [
     (f"/compliance/count/{DAY}/grave/", 11),  # not opened
     (f"/compliance/closer/{DAY}/", 8),  # +1 the 14-day trends
     (f"/compliance/closer/{DAY}/?shift=day", 6),
-    (f"/compliance/count/{DAY}/print/?shift=day", 19),  # records its print too
-    (f"/compliance/closer/{DAY}/print/", 11),
+    (f"/compliance/count/{DAY}/print/?shift=day", 20),  # records its print too, naming the rule sets in force (issue 38)
+    (f"/compliance/closer/{DAY}/print/", 12),  # records its print, naming the rule sets in force (issue 38)
 ]
 
 
