@@ -11,7 +11,6 @@ from datetime import timedelta
 from random import Random
 
 import pytest
-from django.core.management import call_command
 from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
@@ -31,6 +30,7 @@ from tests.engine.test_sidebets import PROGRESSIVE
 from tests.db_access import as_owner
 from tests.patron_aml.conftest import actors, people, person  # noqa: F401 (fixtures)
 from tests.patron_aml.test_awards import bob, d_table  # noqa: F401 (fixtures)
+from tests.patron_aml.test_pages import verify  # verify_logs --checkpoints: (exit code, output)
 from tests.playing import new_table, run
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +93,9 @@ def test_a_progressive_round_with_a_supervisors_confirmation_replays_with_the_fu
     assert settle.event.command_type == "settle" and settle.fund == {"meter": 1000080, "reserve": 600020}
 
 
-def test_a_start_not_what_was_played_is_named_step_by_step():
+def _one_shuffled_round_to_replay():
+    """A settled round dealt by the software: its recorded start, its events, and the steps
+    that play it again (each command, the cards its deal drew)."""
     table = new_table(fee_schedule=FEES)
     run(table, *seated_with_pd([1, 2], pd=1), *shuffled_round([2]), rng=Random(5))
     rnd = Round.objects.get(table=table, number=1)
@@ -101,6 +103,11 @@ def test_a_start_not_what_was_played_is_named_step_by_step():
     events = surveillance.round_events(rnd, start)
     steps = [{"command": surveillance.engine_command(e), "deck": rebuild.drawn_deck(e.records, "shuffler"), "fund": None}
              for e in events]
+    return start, events, steps
+
+
+def test_a_start_not_what_was_played_is_named_step_by_step():
+    start, events, steps = _one_shuffled_round_to_replay()
     true_run = rebuild.replay(start.state, steps)
     assert all(not rebuild.differences(done, e.result, e.records) for done, e in zip(true_run, events))
 
@@ -112,13 +119,7 @@ def test_a_start_not_what_was_played_is_named_step_by_step():
 
 
 def test_another_deck_is_a_mismatch_not_a_replay():
-    table = new_table(fee_schedule=FEES)
-    run(table, *seated_with_pd([1, 2], pd=1), *shuffled_round([2]), rng=Random(5))
-    rnd = Round.objects.get(table=table, number=1)
-    start = RoundStart.objects.get(table=table, round_number=1)
-    events = surveillance.round_events(rnd, start)
-    steps = [{"command": surveillance.engine_command(e), "deck": rebuild.drawn_deck(e.records, "shuffler"), "fund": None}
-             for e in events]
+    start, events, steps = _one_shuffled_round_to_replay()
     deal = next(i for i, e in enumerate(events) if e.command_type == "deal")
     steps[deal] = {**steps[deal], "deck": list(reversed(steps[deal]["deck"]))}
     done = rebuild.replay(start.state, steps)
@@ -208,15 +209,6 @@ def _exported(tmp_path, rnd):
     return csv_path, manifest_path, manifest
 
 
-def _verify(manifest_path) -> tuple[int, str]:
-    out = io.StringIO()
-    try:
-        call_command("verify_logs", "--checkpoints", str(manifest_path), stdout=out)
-    except SystemExit as exit_:
-        return exit_.code, out.getvalue()
-    return 0, out.getvalue()
-
-
 def test_the_export_lists_each_command_with_three_times_and_verifies_offline(tmp_path):
     table, rnd = _settled_shuffled_round()
     # Another round's commands on the same gaming day travel as links only.
@@ -233,7 +225,7 @@ def test_the_export_lists_each_command_with_three_times_and_verifies_offline(tmp
     assert links and all(not r["command"] and not r["records"] and not r["actor"] for r in links)
     assert manifest["kind"] == "round_replay" and manifest["checkpoints"]
 
-    code, text = _verify(manifest_path)
+    code, text = verify(manifest_path)
 
     assert code == 0 and f"{len(events)} round events checked, 0 problems" in text
 
@@ -281,7 +273,7 @@ def test_an_export_edited_to_match_its_manifest_still_fails_offline(tmp_path, wh
     _, rnd = _settled_shuffled_round()
     csv_path, manifest_path, manifest = _exported(tmp_path, rnd)
     _rewrite(csv_path, manifest_path, manifest, change)
-    code, text = _verify(manifest_path)
+    code, text = verify(manifest_path)
     assert code == 1 and named in text, (what, text)
 
 
