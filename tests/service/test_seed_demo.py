@@ -380,3 +380,16 @@ def test_the_demo_seeds_patrons_one_near_the_ctr_line_one_on_the_house_list():
         page = compliance.get(f"/compliance/patrons/{patron.pk}/")
         assert page.status_code == 200 and patron.number in page.content.decode()
     assert "$4,000.00" in compliance.get(f"/compliance/patrons/{maria.pk}/").content.decode()
+
+
+def test_every_round_the_demo_finished_plays_again_from_its_start_on_the_surveillance_page():
+    """The demo's rounds (side bets, a progressive, backlines) are what
+    a newcomer opens the round timeline on: each plays again from its recorded start with
+    every answer and record the event chain holds (tables/surveillance.py)."""
+    from tables import surveillance
+
+    seed()
+    finished = Round.objects.exclude(status="in_progress").select_related("table")
+    assert finished.count() >= 5 and "Demo UTH-4" in {r.table.name for r in finished}  # with its backlines
+    for rnd in finished:
+        assert surveillance.round_replay(rnd).problems == [], (rnd.table.name, rnd.number)
