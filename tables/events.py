@@ -21,10 +21,10 @@ import json
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import partial
 
-from asgiref.sync import sync_to_async
 from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers, get_channel_layer
 from django.db import close_old_connections, connections, transaction
@@ -304,6 +304,7 @@ class Publisher:
         self.thread: threading.Thread | None = None  # started with the first event
         self._wakeup: asyncio.Event | None = None
         self._own = self._own_for = None  # our own channel layer, and the shared one it copies
+        self._reader: ThreadPoolExecutor | None = None  # the window's database thread (_run)
 
     def send(self, group: str, message: dict) -> None:
         """Send now, from any thread that is not running an event loop; returns once sent,
@@ -355,7 +356,15 @@ class Publisher:
                 ready.wait()
             return self._loop
 
+    def _busy(self) -> bool:
+        """More floor changes are waiting for the next window."""
+        with self._lock:
+            return bool(self._dirty)
+
     def _run(self, ready: threading.Event) -> None:
+        # The window reads the database in one thread of its own, which keeps its
+        # connection while the floor is busy (`_rows`).
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-window")
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         self._wakeup = asyncio.Event()
@@ -389,7 +398,8 @@ class Publisher:
         if get_channel_layer() is None:
             return
         try:
-            rows = await sync_to_async(_rows, thread_sensitive=False)(table_ids, known or {}, self.facts)
+            rows = await asyncio.get_running_loop().run_in_executor(
+                self._reader, _rows, table_ids, known or {}, self.facts, self._busy)
             text = encoded({"type": "rows", "rows": rows})
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
@@ -432,14 +442,18 @@ def _message(event) -> dict:
     return {f.name: getattr(event, f.name) for f in fields(event)}
 
 
-def _rows(table_ids: list[int], known: dict | None = None, later=None) -> list[dict]:
+def _rows(table_ids: list[int], known: dict | None = None, later=None, busy=None) -> list[dict]:
     forget_whole_floor()
-    close_old_connections()
+    close_old_connections()  # one past its age (CONN_MAX_AGE) or broken is replaced
     try:
         return window_rows(table_ids, known or {}, later=later)
     finally:
-        # A pool thread must not keep a connection open (nor the test database busy).
-        connections.close_all()
+        # The window's thread keeps its connection while more changes wait for the next
+        # window: a new one each window cost a connection's set-up (SCRAM and a backend's
+        # start) up to four times a second under load (py-spy under bench_e2e). Idle, it
+        # lets it go: no connection is held open for nothing (nor a test database busy).
+        if busy is None or not busy():
+            connections.close_all()
 
 
 publisher = Publisher(WINDOW)

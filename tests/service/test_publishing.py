@@ -125,3 +125,36 @@ def test_opening_and_closing_a_table_reaches_the_floor_at_once(redis_url):
         await sync_to_async(lambda: connection.close())()
 
     asyncio.run(scenario())
+
+
+def test_the_floor_window_keeps_its_connection_while_busy_and_lets_it_go_when_idle(monkeypatch):
+    """Issue 37: each window opened a new database connection and closed it (a connection's
+    set-up, SCRAM included, up to four times a second under load). The window's thread now
+    keeps one while more changes wait, and closes it once the floor is idle."""
+    from django.db import connections
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    from tables.events import WINDOW
+
+    opened = []
+    real = DatabaseWrapper.get_new_connection
+
+    def counting(self, params):
+        opened.append(threading.current_thread().name)
+        return real(self, params)
+
+    monkeypatch.setattr(DatabaseWrapper, "get_new_connection", counting)
+    table = new_table("Busy")
+    sent_before = publisher.floor_sent
+    deadline = time.monotonic() + 8 * WINDOW
+    while time.monotonic() < deadline:  # the floor stays busy for some eight windows
+        publisher.changed(table.pk)
+        time.sleep(WINDOW / 10)
+    assert publisher.drain()
+    windows = publisher.floor_sent - sent_before
+    connected = [name for name in opened if name.startswith("floor-window")]
+    # One connection for the busy spell (two if this thread was held up long enough for the
+    # floor to go idle once); before, one per window.
+    assert windows >= 4 and len(connected) <= 2, (windows, opened)
+    idle = publisher._reader.submit(lambda: connections["default"].connection is None).result()
+    assert idle
