@@ -122,6 +122,8 @@ def parse_args(argv):
                              "nginx (docker/nginx.conf in front of one port per process), or both: fd,nginx")
     parser.add_argument("--rates", help="total commands/s per scenario, e.g. 52,167 (default: 52, 167, 334 scaled to --tables)")
     parser.add_argument("--seconds", type=float, help="length of each scenario")
+    parser.add_argument("--stage-seconds", type=float,
+                        help="length of the phase after each scenario that meters the command path's stages (default: half of --seconds, at most 10)")
     parser.add_argument("--baseline-seconds", type=float, help="length of each echo and raw-transaction baseline")
     parser.add_argument("--knee-steps", type=int, help="at most this many knee-search scenarios per process count (0: none)")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds to wait for the floor to catch up after a scenario")
@@ -148,6 +150,8 @@ def parse_args(argv):
     for name, value in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    if args.stage_seconds is None:
+        args.stage_seconds = min(args.seconds / 2, 10.0)
     scale = args.tables / FLOOR_TABLES
     args.peak = PEAK * scale
     if args.rates:
@@ -847,16 +851,48 @@ async def delivery(ctx: Context) -> tuple[float, int]:
         await asyncio.sleep(0.25)
 
 
-async def daphne_stages(ctx: Context) -> dict[str, float]:
-    """The Daphne processes' CPU seconds per stage so far (benchmarks/stages.py), summed,
-    read once each has written since now (they write twice a second)."""
-    await asyncio.sleep(stages.WRITE_EVERY * 1.5)
-    folder = Path(ctx.daphnes.env["BENCH_STAGES_FILE"]).parent
+async def daphne_stages(ctx: Context, *, on: bool) -> dict[str, float]:
+    """Turn the Daphne processes' stage meter on (benchmarks/stages.py), or read it before
+    turning it off: their CPU seconds per stage since it was turned on, summed, read once
+    each process has written with the meter on (they write twice a second)."""
+    switch = Path(ctx.daphnes.env["BENCH_STAGES_FILE"] + ".on")
+    folder = switch.parent
+    if on:
+        switch.touch()
+    deadline = time.monotonic() + 30
+    while True:
+        await asyncio.sleep(stages.WRITE_EVERY * 1.5)
+        written = [stages.read_file(str(folder / f"stages.{pid}")) for pid in ctx.daphnes.pids]
+        if all(w["on"] for w in written) or time.monotonic() > deadline:
+            break
+    if not on:
+        switch.unlink(missing_ok=True)
     totals: dict[str, float] = {}
-    for pid in ctx.daphnes.pids:
-        for stage, seconds in stages.read_file(str(folder / f"stages.{pid}")).items():
+    for w in written:
+        for stage, seconds in w["totals"].items():
             totals[stage] = totals.get(stage, 0.0) + seconds
     return totals
+
+
+async def staged_phase(ctx: Context, rate: float, rng: random.Random, tag: str) -> dict:
+    """A second phase at the same rate with the stage meter on: the command path's Daphne CPU
+    per command by stage (the headline phase runs without the meter, whose clock readings
+    cost CPU that a baseline without it does not pay)."""
+    args = ctx.args
+    tables = len(ctx.tablets)
+    await daphne_stages(ctx, on=True)
+    cpu_before = cpu_seconds(ctx.daphnes.pids)
+    before = await daphne_stages(ctx, on=True)
+    rec = Record()
+    start = time.monotonic() + 0.05
+    await asyncio.gather(*(poisson(lambda t=t: t.tap(rec, rng, tag, args.answer_timeout), rate / tables, start, start + args.stage_seconds, rng, rec)
+                           for t in ctx.tablets if t.alive))
+    answered = max(rec.ok + rec.refused, 1)
+    after = await daphne_stages(ctx, on=False)
+    daphne = (cpu_seconds(ctx.daphnes.pids) - cpu_before) * 1000 / answered
+    return {"seconds": args.stage_seconds, "sent": rec.sent, "answered": rec.ok + rec.refused,
+            "errors": rec.unanswered + rec.lost_events, "daphne_cpu_ms_per_command": daphne,
+            "by_stage": stages.per_command(before, after, answered, 1000.0)}
 
 
 async def scenario(ctx: Context, processes: int, label: str, rate: float, *, record: bool = True) -> dict | None:
@@ -888,7 +924,6 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         return cpu_seconds(watched[kind], descendants=kind != "client")
 
     cpu_before = {k: cpu(k) for k in watched}
-    stages_before = await daphne_stages(ctx)
     rec = Record()
     start = time.monotonic() + 0.05
     await asyncio.gather(*(poisson(lambda t=t: t.tap(rec, rng, tag, args.answer_timeout), rate / tables, start, start + args.seconds, rng, rec)
@@ -896,11 +931,11 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
     drained = max(0.0, time.monotonic() - start - args.seconds)
     delivered, stale = await delivery(ctx)
     cpu = {k: cpu(k) - cpu_before[k] for k in watched}
-    by_stage = stages.per_command(stages_before, await daphne_stages(ctx), max(rec.ok + rec.refused, 1), 1000.0)
     rss = rss_mib(ctx.daphnes.pids)
     held = ctx.daphnes.sockets_held()
     _, floor = await ask(ctx.screens, ("collect",))
     lags, missing = floor_lags(rec.answered, floor["arrivals"])
+    staged = await staged_phase(ctx, rate, rng, tag)
     errors = [e for t in ctx.tablets for e in t.errors] + floor["errors"]
     answered = rec.ok + rec.refused
     per_command = max(answered, 1)
@@ -925,7 +960,7 @@ async def scenario(ctx: Context, processes: int, label: str, rate: float, *, rec
         "tap_p99_over_echo_p99": tap["p99"] / echo["p99"] if echo["p99"] else float("nan"),
         "tap_p50_over_raw_p50": tap["p50"] / rawq["p50"] if rawq["p50"] else float("nan"),
         "cpu_ms_per_command": {k: v * 1000 / per_command for k, v in cpu.items()},
-        "daphne_cpu_ms_per_command_by_stage": by_stage,
+        "daphne_cpu_ms_per_command_by_stage": staged["by_stage"], "staged_phase": staged,
         "cpu_s": cpu, "daphne_rss_mib": rss, "sockets_per_process": held,
         "targets": targets, "passed": all(targets.values()),
         "loose_passed": tap["p99"] <= LOOSE_TAP_P99_MS and stale == 0 and missing == 0 and error_count == 0,
@@ -953,9 +988,12 @@ def print_scenario(r: dict) -> None:
     print(f"    CPU ms/command: daphne {c['daphne']:.1f}, {front_cpu}postgres {c['postgres']:.1f}, redis {c['redis']:.1f}, "
           f"bench clients {c['client']:.1f}; daphne RSS {', '.join(f'{m:.0f}' for m in r['daphne_rss_mib'])} MiB; "
           f"sockets per process {r['sockets_per_process']}")
-    stages_ms = r["daphne_cpu_ms_per_command_by_stage"]
-    print(f"    daphne CPU ms/command by stage: {stages.line(stages_ms, 'ms')}; "
-          f"outside them (sockets, transport, the event loop) {c['daphne'] - sum(stages_ms.values()):.2f} ms")
+    stages_ms, staged = r["daphne_cpu_ms_per_command_by_stage"], r["staged_phase"]
+    print(f"    daphne CPU ms/command by stage (a {staged['seconds']:g}s phase after, at the same rate, with the stage meter on: "
+          f"{staged['answered']} answered, errors {staged['errors']}; daphne {staged['daphne_cpu_ms_per_command']:.1f} ms/command, "
+          f"{staged['daphne_cpu_ms_per_command'] - c['daphne']:+.1f} against the phase above, which ran without the meter): "
+          f"{stages.line(stages_ms, 'ms')}; outside them (sockets, transport, the event loop) "
+          f"{staged['daphne_cpu_ms_per_command'] - sum(stages_ms.values()):.2f} ms")
     print(f"    headline: tap p99 / echo p99 = {r['tap_p99_over_echo_p99']:.1f}x, tap p50 / raw txn p50 = {r['tap_p50_over_raw_p50']:.1f}x")
     print("    targets: " + "; ".join(f"{name} {'ok' if ok else 'FAIL'}" for name, ok in r["targets"].items())
           + f" -> {'PASS' if r['passed'] else 'FAIL'}")

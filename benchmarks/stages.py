@@ -188,18 +188,28 @@ def totals() -> dict[str, float]:
 
 
 def install_from_env() -> None:
-    """In a served process (after Django is set up): with BENCH_STAGES_FILE set, time the
-    stages in CPU and write the totals to that path, suffixed with the process id, every
-    WRITE_EVERY seconds, for the benchmark to read at the edges of a phase."""
+    """In a served process (after Django is set up): with BENCH_STAGES_FILE set, wrap the
+    stages, and meter them in CPU while the file BENCH_STAGES_FILE + ".on" exists (the
+    benchmark makes it for a phase of its own: the meter's clock readings cost CPU, which
+    must not weigh on the phase compared with a baseline that has no meter). Every
+    WRITE_EVERY seconds the process writes whether its meter is on and the totals since it
+    was turned on to BENCH_STAGES_FILE suffixed with the process id."""
     folder_and_name = os.environ.get("BENCH_STAGES_FILE")
     if not folder_and_name:
         return
     path = f"{folder_and_name}.{os.getpid()}"
+    switch = f"{folder_and_name}.on"
     install("cpu")
+    stop()  # wrapped, but charging nothing until the benchmark asks
 
     def keep_writing():
         while True:
-            text = json.dumps(totals())
+            wanted = os.path.exists(switch)
+            if wanted and _ledger is None:
+                install("cpu")
+            elif not wanted and _ledger is not None:
+                stop()
+            text = json.dumps({"on": _ledger is not None, "totals": totals()})
             with open(path + ".tmp", "w") as out:
                 out.write(text)
             os.replace(path + ".tmp", path)
@@ -208,12 +218,13 @@ def install_from_env() -> None:
     threading.Thread(target=keep_writing, name="bench-stages", daemon=True).start()
 
 
-def read_file(path: str) -> dict[str, float]:
+def read_file(path: str) -> dict:
+    """What a served process last wrote: {"on": its meter is on, "totals": per stage}."""
     try:
         with open(path) as source:
             return json.load(source)
     except (OSError, ValueError):
-        return {}
+        return {"on": False, "totals": {}}
 
 
 def per_command(before: dict, after: dict, commands: int, scale: float = 1.0) -> dict[str, float]:
