@@ -11,8 +11,9 @@ to find every broadcast.
   from each process* (`FloorRowsChanged`), carrying the latest row of every table that
   changed in that window (built from the commands' facts, the rest read in one statement:
   tables.floor.window_rows): with 250 busy tables and 40 screens a message
-  per table (or per event) would overrun channels_redis (a connection's queue holds 100
-  messages and one process handles about 1,000 group messages a second). A screen that
+  per table (or per event) would overrun the screens and the channel layer (measured on
+  channels_redis's core layer, before cardroom.channel_layer: a connection's queue held
+  100 messages and one process handled about 1,000 group messages a second). A screen that
   falls behind is sent one fresh full floor instead of its backlog (web.tables.consumers).
 """
 
@@ -356,14 +357,9 @@ class Publisher:
                 ready.wait()
             return self._loop
 
-    def _busy(self) -> bool:
-        """More floor changes are waiting for the next window."""
-        with self._lock:
-            return bool(self._dirty)
-
     def _run(self, ready: threading.Event) -> None:
         # The window reads the database in one thread of its own, which keeps its
-        # connection while the floor is busy (`_rows`).
+        # connection while the floor is busy (`_pump`).
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-window")
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
@@ -373,6 +369,7 @@ class Publisher:
         loop.run_until_complete(self._pump())
 
     async def _pump(self) -> None:
+        holding = False  # the window's thread holds a database connection
         while True:
             self._wakeup.clear()  # before reading _dirty: a later change sets it again
             with self._lock:
@@ -384,11 +381,23 @@ class Publisher:
                     known = {t: list(self._known[t].values()) for t in due if t in self._known}
                     self._dirty.clear()
                     self._last_flush = now
-                elif not self._dirty:
-                    self._idle.set()
+                quiet = not self._dirty
             if due:
                 await self._flush(due, known)
+                holding = True
                 continue
+            if quiet and wait <= 0 and holding:
+                # A whole window without a change: the floor is idle, and the window's
+                # thread lets its connection go (no connection held open for nothing, nor
+                # a test database busy). While the floor is busy it keeps it: a new one
+                # each window cost a connection's set-up (SCRAM and a backend's start) up
+                # to four times a second under load (py-spy under bench_e2e).
+                await asyncio.get_running_loop().run_in_executor(self._reader, connections.close_all)
+                holding = False
+            if quiet:
+                with self._lock:
+                    if not self._dirty:
+                        self._idle.set()
             try:
                 await asyncio.wait_for(self._wakeup.wait(), timeout=wait if wait > 0 else None)
             except TimeoutError:
@@ -399,7 +408,7 @@ class Publisher:
             return
         try:
             rows = await asyncio.get_running_loop().run_in_executor(
-                self._reader, _rows, table_ids, known or {}, self.facts, self._busy)
+                self._reader, _rows, table_ids, known or {}, self.facts)
             text = encoded({"type": "rows", "rows": rows})
             await self._group_send(FLOOR_GROUP, _message(FloorRowsChanged(text=text, sent_at=time.time())))
             self.floor_sent += 1
@@ -442,18 +451,10 @@ def _message(event) -> dict:
     return {f.name: getattr(event, f.name) for f in fields(event)}
 
 
-def _rows(table_ids: list[int], known: dict | None = None, later=None, busy=None) -> list[dict]:
+def _rows(table_ids: list[int], known: dict | None = None, later=None) -> list[dict]:
     forget_whole_floor()
     close_old_connections()  # one past its age (CONN_MAX_AGE) or broken is replaced
-    try:
-        return window_rows(table_ids, known or {}, later=later)
-    finally:
-        # The window's thread keeps its connection while more changes wait for the next
-        # window: a new one each window cost a connection's set-up (SCRAM and a backend's
-        # start) up to four times a second under load (py-spy under bench_e2e). Idle, it
-        # lets it go: no connection is held open for nothing (nor a test database busy).
-        if busy is None or not busy():
-            connections.close_all()
+    return window_rows(table_ids, known or {}, later=later)
 
 
 publisher = Publisher(WINDOW)

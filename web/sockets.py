@@ -31,7 +31,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user
 
-from cardroom import wire
+from cardroom import channel_layer, wire
 from cardroom.access import Actor
 
 from tables import events, standing as standings
@@ -59,6 +59,13 @@ class _LayerFailures:
     it last joined its groups at (a Redis that was restarted has forgotten them)."""
 
     count = 0
+
+    @classmethod
+    def seen(cls) -> int:
+        """The failures of the sockets' own calls and the outages the layer's reading
+        loops lived through (cardroom.channel_layer: its receive waits out an outage
+        without failing)."""
+        return cls.count + channel_layer.outages()
 
     @classmethod
     def note(cls, what: str, error: BaseException) -> None:
@@ -146,7 +153,7 @@ class _StandingWatch:
 
 class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     session: str = ""  # events.session_tag of the socket's session
-    layer_failures_seen = 0  # _LayerFailures.count when it last joined all its groups
+    layer_failures_seen = 0  # _LayerFailures.seen() when it last joined all its groups
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -202,7 +209,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
     async def _rejoin(self) -> None:
         """After a failure of the layer in this process: join every group again and,
         once that worked, send the screen what it missed."""
-        seen = _LayerFailures.count
+        seen = _LayerFailures.seen()
         if seen == self.layer_failures_seen:
             return
         for attempt in (1, 2):  # the first may meet a pooled connection the restart closed
@@ -233,7 +240,7 @@ class _LoggedInConsumer(AsyncJsonWebsocketConsumer):
             return
         events.bind_consumer_loop(asyncio.get_running_loop())
         self.session = events.session_tag(self.scope["session"].session_key or "")
-        self.layer_failures_seen = _LayerFailures.count
+        self.layer_failures_seen = _LayerFailures.seen()
         await self.join(events.user_group(user.pk))
         await self.joined()
 

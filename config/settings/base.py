@@ -172,21 +172,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # A group membership lasts as long as the longest websocket Daphne keeps open
-            # (its --websocket_timeout defaults to 86400 s): keep the two equal.
-            # channels-redis 4.3 waits up to 5 s (BZPOPMIN) for a consumer's next message,
-            # and the redis client stops reading a reply after socket_timeout, 5 s by
-            # default: the read then timed out first, the consumer died and Daphne closed
-            # every idle socket with 1011. A longer read timeout lets the wait end on its
-            # own; it still ends a read from a Redis that stopped answering.
-            # A connection that cannot be made within a second fails, so a command's
-            # answer (published after commit, tables.events) waits no longer for a Redis
-            # that is unreachable.
-            "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 1}],
-                "group_expiry": 86400,
-            },
+            # channels_redis's pub/sub layer, kept through a Redis outage (why pub/sub:
+            # cardroom/channel_layer.py). A connection that cannot be made within a second
+            # fails, so a command's answer (published after commit, tables.events) waits no
+            # longer for a Redis that is unreachable; a read from a Redis that stopped
+            # answering ends after 15 s.
+            "BACKEND": "cardroom.channel_layer.ChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 1}]},
         }
     }
 else:

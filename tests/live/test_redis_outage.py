@@ -22,6 +22,7 @@ from websockets.asyncio.client import connect
 
 from tables.models import Table, TableEvent
 from tests.plugins.services import Redis, _free_port
+from web.sockets import SESSION_CHECK_SECONDS
 
 from .conftest import make_table, run
 from .test_browser import Daphne
@@ -148,27 +149,32 @@ def test_a_command_sent_while_redis_is_down_is_applied_and_answered(served, redi
             # is sent the table.
             late = await connect(ws_url, additional_headers=headers)
             assert (await next_of(late, "snapshot"))["snapshot"]["version"] == len(SEATED) + 2
+            # Past the sockets' periodic check while Redis is still down (none can re-join
+            # yet), a command whose event reaches no one.
+            await asyncio.sleep(SESSION_CHECK_SECONDS + 1)
+            status, answer, _ = await asyncio.to_thread(
+                post_command, served.url, table.pk, cookie, sit(5, "down-later", len(SEATED) + 2))
+            assert status == 200 and answer["result"]["ok"], answer
 
             redis_server.start()
             # Screens catch up by sync once Redis is back ...
             await screen.send(json.dumps({"type": "sync"}))
-            assert (await next_of(screen, "snapshot"))["snapshot"]["version"] == len(SEATED) + 2
+            assert (await next_of(screen, "snapshot"))["snapshot"]["version"] == len(SEATED) + 3
             # ... and of their own accord: each socket that lived through the outage
-            # re-joins its groups (the restarted Redis has forgotten them) at its next
-            # check and then sends a fresh snapshot, since what was published meanwhile
-            # was lost.
+            # re-joins its groups at its next check once Redis is back, and then sends a
+            # fresh snapshot, since what was published meanwhile was lost.
             for ws in (tablet, screen, late):
-                assert (await next_of(ws, "snapshot", timeout=REJOIN_WAIT))["snapshot"]["version"] == len(SEATED) + 2
+                assert (await next_of(ws, "snapshot", timeout=REJOIN_WAIT))["snapshot"]["version"] == len(SEATED) + 3
             # The next command's event reaches both again.
-            version = len(SEATED) + 2
+            version = len(SEATED) + 3
             status, answer, _ = await asyncio.to_thread(
-                post_command, served.url, table.pk, cookie, sit(5, "after", version))
+                post_command, served.url, table.pk, cookie, sit(6, "after", version))
             assert status == 200 and answer["result"]["ok"], answer
             for ws in (tablet, screen, late):
                 assert (await next_of(ws, "event"))["seq"] == version + 1
             await late.close()
 
     asyncio.run(scenario())
-    assert Table.objects.get(pk=table.pk).version == len(SEATED) + 3
+    assert Table.objects.get(pk=table.pk).version == len(SEATED) + 4
     assert set(TableEvent.objects.filter(table=table, command_type="sit").values_list("command_id", flat=True)) >= {
-        "down-http", "down-ws", "after"}
+        "down-http", "down-ws", "down-later", "after"}

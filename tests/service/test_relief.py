@@ -155,7 +155,7 @@ def test_the_outgoing_dealer_is_refused_with_redis_down(floor, settings, django_
     """The refusal is the database's (the assignment ended in the hand-over's transaction),
     not a message through the channel layer: with Redis unreachable it holds the same."""
     dead = "redis://127.0.0.1:9/0"  # the discard port: nothing listens
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "cardroom.channel_layer.ChannelLayer",
                                            "CONFIG": {"hosts": [dead]}}}
     settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": dead,
                                    "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1}}}

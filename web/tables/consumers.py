@@ -225,6 +225,26 @@ def until_next_tick(period: float, now: float | None = None) -> float:
     return period - now % period
 
 
+# The floor read at a tick, by (event loop, tick): one read for every screen of the process.
+_tick_reads: dict[tuple, asyncio.Future] = {}
+
+
+async def _floor_at_tick(tick: int) -> dict:
+    """The floor as read once for tick `tick` by the first screen to ask, shared by every
+    screen of this event loop. whole_floor's own sharing (WHOLE_FLOOR_MAX_AGE) does not
+    hold under load: each publishing window (up to four a second) forgets it, and the 40
+    screens of a process, reading in turn in three database threads, re-read the whole
+    floor and the relief board many times over at every tick (bench_e2e)."""
+    key = (asyncio.get_running_loop(), tick)
+    read = _tick_reads.get(key)
+    if read is None:
+        for old in [k for k in _tick_reads if k[1] < tick or k[0].is_closed()]:
+            del _tick_reads[old]
+        read = _tick_reads[key] = asyncio.ensure_future(in_db_thread(_floor_message)())
+    # shield: a screen that closes while it waits does not cancel the others' read.
+    return await asyncio.shield(read)
+
+
 class FloorConsumer(_LoggedInConsumer):
     """`/ws/floor/`: every table's row, then the rows that changed, batched per window by
     each process's publisher (tables.events.Publisher)."""
@@ -268,12 +288,14 @@ class FloorConsumer(_LoggedInConsumer):
         in_memory = isinstance(self.channel_layer, InMemoryChannelLayer)
         period = FLOOR_REFRESH_IN_MEMORY_SECONDS if in_memory else FLOOR_REFRESH_SECONDS
         while True:
-            await asyncio.sleep(until_next_tick(period))
-            await self._send_changes()
+            wait = until_next_tick(period)
+            tick = round((time.time() + wait) / period)
+            await asyncio.sleep(wait)
+            await self._send_changes(await _floor_at_tick(tick))
 
-    async def _send_changes(self):
-        """The floor re-read; sent are only the rows and the relief board that changed."""
-        message = await in_db_thread(_floor_message)()
+    async def _send_changes(self, message: dict):
+        """The floor as re-read (`message`); sent are only the rows and the relief board that
+        changed, from the rows' texts encoded once for every screen."""
         before, relief_before = self.sent_rows or {}, self.sent_relief
         if set(before) - {row["table"] for row in message["rows"]}:
             # A table left the floor meanwhile: a whole floor, as on connect.
@@ -281,9 +303,9 @@ class FloorConsumer(_LoggedInConsumer):
             await self._send_whole(message)
             return
         self._note_sent(message)
-        changed = [row for row in message["rows"] if before.get(row["table"]) != self.sent_rows[row["table"]]]
+        changed = [text for table, text in self.sent_rows.items() if before.get(table) != text]
         if changed:
-            await self.send_json({"type": "rows", "rows": changed})
+            await self.send(text_data=f'{{"type": "rows", "rows": [{",".join(changed)}]}}')
         if self.sent_relief != relief_before:
             await self.send_json(message["relief"])
 
