@@ -32,10 +32,10 @@ Through an outage (a socket lives through it and catches up: web.sockets):
 
 import asyncio
 import logging
-from urllib.parse import urlsplit
 
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close, decode_hosts
+from redis.asyncio.connection import parse_url
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +85,24 @@ class _Shard(RedisSingleShardConnection):
                     _note_outage("reading failed", error)
                 await asyncio.sleep(RETRY_SECONDS)
 
+    async def unsubscribe(self, channel):
+        """As channels_redis's, but an unsubscription that fails (Redis away) is forgotten
+        here too: redis-py subscribes its connection again to every channel it still holds
+        when it reconnects, so a socket closed during an outage would stay subscribed, and
+        its messages read and dropped, for the life of the process."""
+        try:
+            await super().unsubscribe(channel)
+        except Exception as error:  # noqa: BLE001 (the connection is re-made without it)
+            self._subscribed_to.discard(channel)
+            if self._pubsub is not None:
+                self._pubsub.channels.pop(self._pubsub.encoder.encode(channel), None)
+                self._pubsub.channels.pop(channel, None)
+            logger.warning("channel layer: unsubscribing %s failed (%s); dropped", channel, type(error).__name__)
+
+    async def flush(self):
+        await super().flush()
+        self.down = False  # no connection now: the next one is made afresh
+
 
 class _LoopLayer(RedisPubSubLoopLayer):
     """The pub/sub layer of one event loop, whose channels open while Redis is away."""
@@ -119,9 +137,8 @@ def _prefix_of(hosts) -> str:
     2 of one Redis would otherwise hear each other's groups ("floor", "table.12")."""
     first = decode_hosts(hosts)[0]
     database = first.get("db")
-    if "address" in first:
-        path = urlsplit(first["address"]).path.strip("/")
-        database = path or database
+    if "address" in first:  # as redis-py reads it: redis://h/2, redis://h?db=2, unix://path?db=2
+        database = parse_url(first["address"]).get("db", database)
     return f"asgi.db{database or 0}."
 
 

@@ -439,8 +439,8 @@ class Publisher:
 
     async def _own_layer(self, shared):
         if self._own_for is not shared:
-            if hasattr(self._own, "close_pools"):
-                await self._own.close_pools()
+            if self._own is not None:
+                await self._own.flush()  # its Redis connections (any layer has flush)
             self._own, self._own_for = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER), shared
         return self._own
 

@@ -175,8 +175,10 @@ if REDIS_URL:
             # channels_redis's pub/sub layer, kept through a Redis outage (why pub/sub:
             # cardroom/channel_layer.py). A connection that cannot be made within a second
             # fails, so a command's answer (published after commit, tables.events) waits no
-            # longer for a Redis that is unreachable; a read from a Redis that stopped
-            # answering ends after 15 s.
+            # longer for a Redis that is unreachable; a publish or subscribe to a Redis that
+            # stopped answering fails after 15 s (the answer waits at most 2 s for it). The
+            # subscriptions' reading loop polls with its own 0.1 s timeout: a Redis that
+            # hangs without closing the connection is found by TCP keepalive.
             "BACKEND": "cardroom.channel_layer.ChannelLayer",
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15, "socket_connect_timeout": 1}]},
         }

@@ -602,6 +602,44 @@ def test_an_idle_floor_is_sent_nothing_and_a_re_read_sends_only_what_changed(ses
     connection.close()
 
 
+def test_a_floor_read_that_fails_at_a_tick_does_not_stop_the_screens_refresh(session_cookie, settings, monkeypatch):
+    """One read at a tick serves every screen of the process: its failure (the database
+    away for a moment) must not end the screens' refresh, which also mends a batch the
+    publisher could not send."""
+    from web.tables import consumers
+    from tables.models import Table
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    monkeypatch.setattr(consumers, "FLOOR_REFRESH_IN_MEMORY_SECONDS", 0.3)
+    real, calls = consumers._floor_message, []
+
+    def failing_once():
+        calls.append(1)
+        if len(calls) == 2:  # the first tick's read (the first call is the connect's)
+            raise ConnectionError("the database is away")
+        return real()
+
+    monkeypatch.setattr(consumers, "_floor_message", failing_once)
+
+    async def scenario():
+        table = await amake_table()
+        floor = socket("/ws/floor/", session_cookie)
+        assert (await floor.connect(timeout=TIMEOUT))[0]
+        assert (await floor.receive_json_from(timeout=TIMEOUT))["type"] == "floor"
+        deadline = time.monotonic() + 10
+        while len(calls) < 3:  # past the failed tick
+            assert time.monotonic() < deadline, "the screens' refresh stopped at the failed read"
+            await asyncio.sleep(0.1)
+        # Changed where no publisher sees it: only a later tick's re-read sends it.
+        await sync_to_async(lambda: Table.objects.filter(pk=table.pk).update(name="After the blip"))()
+        changed = await floor.receive_json_from(timeout=TIMEOUT)
+        assert [(r["table"], r["name"]) for r in changed["rows"]] == [(table.pk, "After the blip")]
+        await floor.disconnect()
+
+    asyncio.run(scenario())
+    connection.close()
+
+
 # A busy floor: the publisher's window forgets the whole floor up to four times a second,
 # so at a tick the screens, reading in turn, would each read it again.
 @pytest.mark.parametrize("whole_floor_age", [0.2, 0.0], ids=["idle", "busy"])

@@ -291,7 +291,13 @@ class FloorConsumer(_LoggedInConsumer):
             wait = until_next_tick(period)
             tick = round((time.time() + wait) / period)
             await asyncio.sleep(wait)
-            await self._send_changes(await _floor_at_tick(tick))
+            try:
+                await self._send_changes(await _floor_at_tick(tick))
+            except Exception:  # noqa: BLE001 (the database away at this tick: the next one reads again)
+                # One read serves every screen of the process: were its failure to end the
+                # loop, one blip would stop every screen's refresh, which also mends a
+                # batch the publisher could not send (tables.events).
+                logger.exception("the floor could not be re-read at its tick")
 
     async def _send_changes(self, message: dict):
         """The floor as re-read (`message`); sent are only the rows and the relief board that
