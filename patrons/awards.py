@@ -32,7 +32,7 @@ from cardroom.gaming_day import calendar
 from rounds.engine.records import JackpotMoved
 
 from .identity import IDENTIFICATION_ROLES, PatronError, SeatIdentity, listed_entry, patron_of_player, person_of
-from .models import AwardCashOut, ExclusionHit, Patron, UnidentifiedPatron
+from .models import AwardCashOut, CashReversalDecision, ExclusionHit, Patron, UnidentifiedPatron
 
 # The commands whose answer pays (or previews) the progressive awards.
 AWARD_COMMANDS = frozenset({"showdown", "settle", "confirm_award"})
@@ -129,6 +129,11 @@ def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
         if actor.name == award.confirmed_by:
             raise PatronError("second_person_required",
                               f"{actor.name} confirmed this award: another person identifies its winner")
+        if actor.user_id is not None and actor.user_id in _reversed_payout_people(award):
+            # Else one supervisor with the dealer's tablet could pay the winner, have that
+            # payout reversed (the tablet asks, they approve), and name someone else.
+            raise PatronError("second_person_required",
+                              f"{actor.name} took part in reversing this award's payout: another person names its winner")
         identity = SeatIdentity(player)
         patron, unidentified = identity.patron, identity.unidentified
         if patron is None and unidentified is None:
@@ -151,6 +156,13 @@ def award_identify(*, award_id: int, player: str, actor: Actor) -> AwardCashOut:
             detail={"award": award.pk, "winner": award.winner, "before": before},
         )
     return award
+
+
+def _reversed_payout_people(award: AwardCashOut) -> set[int]:
+    """The users who asked for or approved a reversal of a payout of this award."""
+    decided = CashReversalDecision.objects.filter(
+        approved=True, request__original__award_round_id=award.round_id, request__original__award_seat=award.seat)
+    return {user for pair in decided.values_list("request__requested_by_id", "decided_by_id") for user in pair}
 
 
 def award_payable(award_round: int, award_seat: int, amount: int, patron: Patron | None,
@@ -176,7 +188,8 @@ def award_payable(award_round: int, award_seat: int, amount: int, patron: Patron
 
 
 def award_paid(award_round: int, award_seat: int, payout) -> None:
-    """The award's payout row was written: the award is paid (once: the row is unique)."""
+    """The award's payout row was written: the award is paid (once while it stands: the
+    trigger `cash_award_paid_once`, patrons/migrations/0014)."""
     AwardCashOut.objects.filter(round_id=award_round, seat=award_seat).update(state="paid", payout=payout)
 
 

@@ -268,6 +268,35 @@ def test_an_award_paid_to_the_wrong_person_is_reversed_by_two_people_and_paid_on
     assert AuditEntry.objects.filter(action="cash", detail__award_round=rnd.pk, detail__award_seat=2).exists()
 
 
+def test_whoever_reversed_an_awards_payout_does_not_name_its_next_winner(owed_award):
+    """One supervisor with the dealer's tablet: the winner is paid, the tablet asks for the
+    payout's reversal and the supervisor approves it, then names an accomplice as the
+    winner. Neither the one who asked nor the one who approved names the winner again."""
+    table, rnd, people = owed_award
+    award = AwardCashOut.objects.get()
+    for number, id_number in (("P-77", "D7700077"), ("P-78", "D7800078")):
+        patron_create(actor=people["sue"], number=number, display_name=number, legal_name=f"Win {number}",
+                      **{**WINNER_ID, "id_number": id_number})
+    awards_identify(award, "P-77", people["sue"])  # sam confirmed it; sue names the real winner
+    paid = cash.cash_record(table_id=table.pk, kind="cash_payout", amount=AWARD, player="P-77",
+                            award_round=rnd.pk, award_seat=2, actor=people["dan"])
+    asked = cash.cash_reversal_request(seq=paid.seq, reason="wrong person", actor=people["dan"])
+    cash.cash_reversal_decide(request_id=asked.pk, approve=True, actor=people["sue"])
+    before = AwardCashOut.objects.get()
+    assert before.state == "due"
+    for who in ("sue", "dan"):  # the approver, and the tablet's person who asked
+        with pytest.raises(PatronError) as refused:
+            awards_identify(award, "P-78", people[who])
+        assert refused.value.code in ("second_person_required", "not_authorized")
+    after = AwardCashOut.objects.get()
+    assert (after.winner, after.identified_by) == (before.winner, before.identified_by) == ("P-77", "sue")
+    # A third person may (sam confirmed it, so not sam either).
+    from cardroom.access import Actor
+    from tests.service.test_access import person
+
+    assert awards_identify(award, "P-78", Actor.of(person("tia", "supervisor"))).winner == "P-78"
+
+
 def test_the_database_refuses_a_second_payout_while_the_first_stands_and_allows_one_after_its_reversal(confirmed_award):
     """Behind the service's checks: the trigger `cash_award_paid_once` refuses a second
     payout of an award whose payout stands, and lets the one after a reversal through."""

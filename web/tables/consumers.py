@@ -64,8 +64,8 @@ from web.sockets import (  # noqa: F401 (NOT_LOGGED_IN, NOT_ALLOWED: the close c
 # sent: an idle floor gets no message, and its screen has nothing to redraw.
 #
 # Every screen of a process re-reads at the same tick of the wall clock (a multiple of the
-# period), so they share one read of the whole floor (tables.floor.whole_floor) and one
-# encoding of its rows (`_row_texts`). Each on its own timer from its connect, 40 screens
+# period), so they share one read of the floor (`_floor_at_tick`) and one encoding of its
+# rows (`_row_texts`). Each on its own timer from its connect, 40 screens
 # re-read about once a second between them: a third of a Daphne process's time at 250
 # tables (py-spy under benchmarks/bench_e2e.py), against one read per period now.
 FLOOR_REFRESH_SECONDS = 30
