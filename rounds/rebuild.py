@@ -12,6 +12,7 @@ holds is a mismatch: the start state, a command or a card is not what was played
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rounds.engine import dealing
@@ -71,8 +72,13 @@ def tablet_screen(state: dict, fund: Fund | None = None, withheld: list[int] | t
 def replay(start: dict, steps: list[dict]) -> list[Replayed]:
     """Apply `steps` ({"command", "deck", "fund"}) to the engine state `start`, in order.
     Raises ReplayMismatch where the engine refuses a command it once accepted."""
+    return list(replaying(start, steps))
+
+
+def replaying(start: dict, steps: list[dict]) -> Iterator[Replayed]:
+    """`replay`, one step at a time: what each command gave, up to the first one the engine
+    refuses (ReplayMismatch is raised there, after the steps before it)."""
     game = TableGame.from_dict(start)
-    done = []
     # The seats whose progressive award the lists withhold: the command service states
     # them on the command that previews or pays the awards, and the tablet's preview
     # showed them from then on.
@@ -85,9 +91,8 @@ def replay(start: dict, steps: list[dict]) -> list[Replayed]:
         except CodedError as exc:
             raise ReplayMismatch("replay_mismatch", f"{step['command'].get('type')} was refused on replay: {exc}") from exc
         state = game.to_dict()
-        done.append(Replayed(plain(result), plain([r.as_dict() for r in records]), plain(state),
-                             tablet_screen(state, fund, withheld)))
-    return done
+        yield Replayed(plain(result), plain([r.as_dict() for r in records]), plain(state),
+                       tablet_screen(state, fund, withheld))
 
 
 def differences(replayed: Replayed, result: dict, records: list[dict]) -> list[str]:

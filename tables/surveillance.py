@@ -200,15 +200,16 @@ def round_replay(rnd: Round) -> RoundReplay:
         {"command": engine_command(e), "deck": rebuild.drawn_deck(e.records, procedure), "fund": _fund_before(e, meter_name)}
         for e in events
     ]
-    steps, game_state = [], start.state
+    # One replay of the whole round: what a command carries on to the next ones (the
+    # seats whose award is withheld) is carried as in the offline check.
+    steps, played = [], rebuild.replaying(start.state, inputs)
     for event, step in zip(events, inputs):
         try:
-            (done,) = rebuild.replay(game_state, [step])
+            done = next(played)
         except rebuild.ReplayMismatch as exc:
             steps.append(ReplayStep(event, step["command"], step["deck"], step["fund"], None, (exc.message,)))
             # The record's own state cannot be had: the rest of the round is not replayed.
             break
-        game_state = done.state
         problems = tuple(rebuild.differences(done, event.result, event.records))
         steps.append(ReplayStep(event, step["command"], step["deck"], step["fund"], done.tablet, problems))
     return RoundReplay(start, steps)
@@ -303,6 +304,11 @@ def verify_replay_export(manifest: dict, records: list[dict]) -> tuple[int, list
             "command_id": r["command_id"] or None, "result": json.loads(r["result"]), "records": json.loads(r["records"]),
             "actor": unescape(r["actor"]), "created_at": r["created_at"], "gaming_day": r["gaming_day"],
         }
+        if r["hash_key"] == hashchain.LEGACY:
+            # A round with a recorded start was played after the chains were keyed: an
+            # unkeyed row is one rewritten by someone without the key.
+            problems.append(f"event seq {seq}: not signed with a ledger key")
+            continue
         try:
             rehashed = hashchain.link(r["prev_hash"], content, r["hash_key"])
         except hashchain.UnknownKey:
@@ -320,6 +326,9 @@ def verify_replay_export(manifest: dict, records: list[dict]) -> tuple[int, list
         problems.append("the round's events do not begin with its open_round")
     if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
         problems.append("the round's events are not consecutive: an event is missing")
+    if not events or not any(record.get("kind") in ("RoundSettled", "RoundVoided")
+                             for record in json.loads(events[-1]["records"] or "[]")):
+        problems.append("the round's events do not end with its settlement or void: its end is missing")
     starts = [r for r in records if r.get("row_kind") == START]
     if len(starts) != 1 or not events:
         return 0, problems + ["the file holds no starting state and round events to play again"]

@@ -7,7 +7,7 @@ import csv
 import hashlib
 import io
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from random import Random
 
 import pytest
@@ -244,6 +244,25 @@ def _rewrite(csv_path, manifest_path, manifest, change):
     manifest_path.write_text(json.dumps(manifest))
 
 
+def _unkeyed(rows):
+    """Every event of the round re-hashed as an unkeyed (pre-key) row, each linking the one
+    before: consistent among themselves, made by someone without the key."""
+    from cardroom import hashchain
+
+    previous = None
+    for row in rows:
+        if row["row_kind"] == "event":
+            if previous is not None:
+                row["prev_hash"] = previous
+            content = {"table": int(row["table_id"]), "seq": int(row["chain_seq"]), "command_type": row["command_type"],
+                       "command": json.loads(row["command"]), "command_id": row["command_id"] or None,
+                       "result": json.loads(row["result"]), "records": json.loads(row["records"]),
+                       "actor": row["actor"], "created_at": row["created_at"], "gaming_day": row["gaming_day"]}
+            row["hash_key"] = hashchain.LEGACY
+            row["row_hash"] = previous = hashchain.link(row["prev_hash"], content, hashchain.LEGACY)
+    return rows
+
+
 def _edit(rows, command_type, column, edit):
     for row in rows:
         if row["row_kind"] == "event" and row["command_type"] == command_type:
@@ -268,6 +287,25 @@ def _edit(rows, command_type, column, edit):
     ("an event of the round cut out",
      lambda rows: [r for r in rows if not (r["row_kind"] == "event" and r["command_type"] == "flop")],
      "not consecutive"),
+    ("the round's end made a link",  # the settle's row blanked to a link: counts and gaps hold
+     lambda rows: [{**{k: "" for k in r}, **{k: r[k] for k in ("table_id", "gaming_day", "chain_seq", "prev_hash",
+                                                               "row_hash", "hash_key")}, "row_kind": "link"}
+                   if r["row_kind"] == "event" and r["command_type"] == "settle" else r for r in rows],
+     "its end is missing"),
+    ("the round's rows re-hashed without the key",
+     lambda rows: _unkeyed(rows), "not signed with a ledger key"),
+    ("a link row of the day cut out",
+     lambda rows: [r for i, r in enumerate(rows) if i != next(j for j, x in enumerate(rows) if x["row_kind"] == "link")],
+     "checkpoint"),
+    ("the time given to the engine changed",
+     lambda rows: _edit(rows, "flop", "engine_at",
+                        lambda text: (datetime.fromisoformat(text) + timedelta(seconds=1)).isoformat()),
+     "the time the engine was given"),
+    ("the round begun after its open_round",
+     lambda rows: [r for r in rows if not (r["row_kind"] == "event" and r["command_type"] == "open_round")],
+     "begin with its open_round"),
+    ("a second start",
+     lambda rows: [rows[0], *rows], "no starting state"),
 ])
 def test_an_export_edited_to_match_its_manifest_still_fails_offline(tmp_path, what, change, named):
     _, rnd = _settled_shuffled_round()
@@ -290,16 +328,20 @@ def test_only_supervisors_and_compliance_export_a_round_and_never_one_in_progres
     assert not ExportManifest.objects.filter(kind="round_replay").exists()
 
 
-def test_a_withheld_award_replays_with_the_preview_the_tablet_showed(d_table, bob, actors):
+@pytest.mark.parametrize("seated_at_showdown", [False, True], ids=["", "a seat taken at the showdown"])
+def test_a_withheld_award_replays_with_the_preview_the_tablet_showed(d_table, bob, actors, seated_at_showdown):
     """A listed patron's progressive award is withheld: the command service states the seat
-    on the showdown and the settle, and the tablet's preview showed it withheld."""
+    on the showdown and the settle, and the tablet's preview showed it withheld (also after
+    a command between them that states nothing: the page replays the round once, as the
+    offline check does, not step by step afresh)."""
     from patrons import identity
     from tests.patron_aml.test_awards import D_UP_TO_SHOWDOWN, SHOWDOWN
 
     table, dealer = d_table
     shown = play_watching_the_tablet(table, D_UP_TO_SHOWDOWN, actor=dealer)
     identity.state_list_import(actor=actors["compliance"], filename="s.csv", content="name\nBOB STONE\n".encode())
-    shown += play_watching_the_tablet(table, [SHOWDOWN, {"type": "settle"}], actor=dealer)
+    between = [{"type": "sit", "seat": 6, "player": "P-6"}] if seated_at_showdown else []
+    shown += play_watching_the_tablet(table, [SHOWDOWN, *between, {"type": "settle"}], actor=dealer)
     opened = next(i for i, c in enumerate(D_UP_TO_SHOWDOWN) if c["type"] == "open_round")
 
     replayed = surveillance.round_replay(Round.objects.get(table=table, number=1))
