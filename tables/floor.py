@@ -120,9 +120,8 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
             voids_today=Count("pk", filter=Q(status="voided", closed_at__gte=day_start)),
         )
     }
-    tablets = presence.tablets_connected(ids)
     # A tablet is missed only where one connected during this shift and is gone now.
-    tablets_this_shift = presence.tablets_seen_this_shift(ids)
+    tablets, tablets_this_shift, failing = presence.floor_marks(ids)
     # A tablet is missed only where a dealer is assigned now (the assignments can_drive reads).
     staffed = set(
         DealerAssignment.objects.filter(
@@ -137,7 +136,6 @@ def floor_rows(table_ids: list[int] | None = None, *, now: datetime | None = Non
         .order_by("table_id", "-at", "-id").distinct("table_id")
         .values("table_id", "action", "by", "at", "reason")
     }
-    failing = presence.commands_failing(ids)
     acks = {}
     for ack in AlertAcknowledgement.objects.filter(table_id__in=ids, acknowledged_at__gte=day_start).values(
         "table_id", "kind", "ref", "acknowledged_by__username", "acknowledged_at"

@@ -64,15 +64,6 @@ def tablets_connected(table_ids: list[int]) -> dict[int, int]:
     return {t: len(_live(found.get(_key(t)), now)) for t in table_ids}
 
 
-def tablets_seen_this_shift(table_ids: list[int]) -> set[int]:
-    """The tables whose tablet connected during the gaming day and shift now (and may be
-    gone since): only there is a missing tablet news. A table nobody has dealt this
-    shift has had no tablet to lose."""
-    shift = _shift_now()
-    found = cache.get_many([_shift_key(t) for t in table_ids])
-    return {t for t in table_ids if found.get(_shift_key(t)) == shift}
-
-
 # --- commands the server failed to execute (an error, not a refusal) ---------------------
 FAILING_WINDOW = 120  # seconds: the floor's alert lasts this long after the last failure
 
@@ -89,15 +80,12 @@ def command_failed(table_id: int) -> None:
     cache.set(key, {"count": failures["count"] + 1, "last": time.time()}, FAILING_WINDOW)
 
 
-def commands_failing(table_ids: list[int]) -> dict[int, dict]:
-    """{table: {"count", "last" (epoch seconds)}} for the tables with recent failures."""
-    found = cache.get_many([_failing_key(t) for t in table_ids])
-    return {t: found[_failing_key(t)] for t in table_ids if _failing_key(t) in found}
-
-
 def floor_marks(table_ids: list[int]) -> tuple[dict[int, int], set[int], dict[int, dict]]:
-    """tablets_connected, tablets_seen_this_shift and commands_failing of `table_ids` in one
-    cache read (the publisher's window reads them for every table it sends)."""
+    """What the floor rows of `table_ids` show of the tablets, in one cache read: the
+    tablets connected now per table; the tables whose tablet connected during the gaming
+    day and shift now (and may be gone since: only there is a missing tablet news, a table
+    nobody has dealt this shift has had no tablet to lose); and {table: {"count", "last"
+    (epoch seconds)}} for the tables whose commands failed recently."""
     now, shift = time.time(), _shift_now()
     keys = [key(t) for t in table_ids for key in (_key, _shift_key, _failing_key)]
     found = cache.get_many(keys)
