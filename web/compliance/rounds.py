@@ -209,7 +209,7 @@ def screen(tablet: dict | None) -> dict | None:
 
 
 @require_GET
-@page_for("supervisor", "compliance")
+@page_for(*TIMELINE_READERS)
 def round_replay_export(request, round_id: int):
     """The round's surveillance export (CSV) and its manifest, for a court or the regulator
     to check offline with `verify_logs --checkpoints`."""
